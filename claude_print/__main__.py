@@ -1,0 +1,4 @@
+from claude_print.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""A fake Anthropic Messages API on 127.0.0.1, for tests, the demo and the benchmark.
+
+Both the real Claude Code TUI and `claude -p` talk to it through
+ANTHROPIC_BASE_URL. What it answers is steered by directives inside the user
+prompt, so one server serves every scenario at once (and parallel runs):
+
+- default: a text answer ``ACK <chars> <sha256-12>`` of the prompt, so the
+  answer itself proves which bytes arrived (``The answer is 4.`` for a
+  prompt that contains ``2+2``);
+- ``[[error:400]]``: HTTP 400 invalid_request_error ("fake 400 failure");
+- ``[[tool:Bash:<command>]]``: a tool_use turn; after the tool_result the
+  model answers ``Tool turn done.``;
+- ``[[sleep:SECS]]``: wait before answering (timeouts, signals);
+- ``[[reply:TEXT]]``: answer TEXT verbatim.
+
+Every prompt received is appended to ``--log`` (one JSON object a line) so a
+test can compare it byte for byte. Run ``python3 tests/fake_api.py --port 0``;
+it prints ``listening on http://127.0.0.1:PORT`` once ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.server
+import json
+import re
+import socketserver
+import sys
+import threading
+import time
+import uuid
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+MODEL_DEFAULT = "claude-sonnet-4-5-20250929"
+_DIRECTIVE = re.compile(r"\[\[(\w+):(.*?)\]\]", re.S)
+
+
+def last_user_text(body: Dict[str, Any]) -> str:
+    """The prompt as Claude Code sends it: last text block of the last user message."""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+        return texts[-1] if texts else ""
+    return ""
+
+
+def has_tool_result(body: Dict[str, Any]) -> bool:
+    messages = body.get("messages", [])
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    content = messages[-1].get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
+def first_user_prompt_with_directive(body: Dict[str, Any]) -> str:
+    """After a tool_result the directive lives in an earlier user message."""
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block.get("type") == "text" and "[[" in block.get("text", ""):
+                return str(block["text"])
+    return ""
+
+
+def is_side_request(prompt: str) -> bool:
+    """Title/summary requests the TUI makes besides the turn itself."""
+    return "Write the title" in prompt
+
+
+def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
+    """Decide the answer: ("error", status) | ("tool", (name, command)) | ("text", text)."""
+    prompt = last_user_text(body)
+    if has_tool_result(body):
+        source = first_user_prompt_with_directive(body)
+        if "[[tool:" in source:
+            return ("text", "Tool turn done.")
+    directives = dict(_DIRECTIVE.findall(prompt))
+    if "error" in directives:
+        return ("error", int(directives["error"]))
+    if "sleep" in directives:
+        time.sleep(float(directives["sleep"]))
+    if "tool" in directives and not has_tool_result(body):
+        name, _, command = directives["tool"].partition(":")
+        return ("tool", (name, command))
+    if "reply" in directives:
+        return ("text", directives["reply"])
+    if "2+2" in prompt:
+        return ("text", "The answer is 4.")
+    digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return ("text", f"ACK {len(prompt)} {digest}")
+
+
+def usage(input_tokens: int, output_tokens: int) -> Dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": output_tokens,
+        "service_tier": "standard",
+    }
+
+
+def sse(event: str, data: Dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def stream_events(model: str, kind: str, payload: Any, in_tokens: int) -> Iterator[bytes]:
+    msg_id = "msg_" + uuid.uuid4().hex[:24]
+    start = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
+             "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": usage(in_tokens, 1)}
+    yield sse("message_start", {"type": "message_start", "message": start})
+    if kind == "tool":
+        name, command = payload
+        tool_id = "toolu_" + uuid.uuid4().hex[:24]
+        block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
+        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
+        args = json.dumps({"command": command, "description": "Run the requested command"})
+        delta = {"type": "input_json_delta", "partial_json": args}
+        yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        stop_reason, out_tokens = "tool_use", 12
+    else:
+        text = str(payload)
+        block = {"type": "text", "text": ""}
+        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
+        for i in range(0, max(len(text), 1), 40):
+            delta = {"type": "text_delta", "text": text[i:i + 40]}
+            yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        stop_reason, out_tokens = "end_turn", max(1, len(text) // 4)
+    yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+    yield sse("message_delta", {"type": "message_delta",
+                                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                                "usage": {"output_tokens": out_tokens}})
+    yield sse("message_stop", {"type": "message_stop"})
+
+
+def whole_message(model: str, kind: str, payload: Any, in_tokens: int) -> Dict[str, Any]:
+    text = "Fake title" if kind != "text" else str(payload)
+    return {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
+            "model": model, "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "stop_sequence": None, "usage": usage(in_tokens, 3)}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "FakeApiServer"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def _json(self, status: int, obj: Dict[str, Any]) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._json(200, {"data": [], "has_more": False})
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("content-length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        path = self.path.split("?")[0]
+        if path.endswith("/count_tokens"):
+            self._json(200, {"input_tokens": 42})
+            return
+        if not path.endswith("/v1/messages"):
+            self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+            return
+        prompt = last_user_text(body)
+        model = str(body.get("model") or MODEL_DEFAULT)
+        side = is_side_request(prompt)
+        self.server.record({"prompt": prompt, "model": model, "side": side,
+                            "stream": bool(body.get("stream")), "tool_result": has_tool_result(body)})
+        if side:
+            kind, payload = "text", '{"title": "Fake title"}'
+        else:
+            kind, payload = plan_reply(body)
+        if kind == "error":
+            self._json(int(payload), {"type": "error", "error": {
+                "type": "invalid_request_error", "message": f"fake {payload} failure"}})
+            return
+        in_tokens = 42
+        if not body.get("stream"):
+            self._json(200, whole_message(model, kind, payload, in_tokens))
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for chunk in stream_events(model, kind, payload, in_tokens):
+            self.wfile.write(chunk)
+            self.wfile.flush()
+        self.close_connection = True
+
+
+class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int = 0, log_path: Optional[str] = None) -> None:
+        super().__init__(("127.0.0.1", port), Handler)
+        self.log_path = log_path
+        self.requests: List[Dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def record(self, entry: Dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.append(entry)
+            if self.log_path:
+                with open(self.log_path, "a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry) + "\n")
+
+    def start(self) -> "FakeApiServer":
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--log")
+    args = parser.parse_args()
+    server = FakeApiServer(args.port, args.log)
+    print(f"listening on {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
