@@ -1,0 +1,136 @@
+#!/bin/sh
+# Install claude-print (one self-contained .pyz) as ${PREFIX:-$HOME/.local}/bin/claude-print.
+#
+#   ./install.sh                  # from a checkout or an unpacked release
+#   PREFIX=/usr/local ./install.sh
+#
+# What it installs, from the directory this script is in:
+#   claude-print   dist/claude-print.pyz, else claude-print.pyz beside this script (a
+#                  release download), else (in a checkout) built by build_zipapp.sh
+#   mock-claude    mock_claude/mock_claude.py (skipped when SKIP_MOCK_CLAUDE=1)
+#   claude-print.yaml  the NEEDLE adapter, into ~/.needle/agents/ and
+#                  ~/.config/needle/adapters/ when those directories exist
+# then prints `claude-print --version` and runs `claude-print --check` (SKIP_CHECK=1
+# skips it); a failed check exits non-zero but leaves the install in place.
+#
+# Every file is copied to a temp file in the target directory and renamed into place.
+# An existing claude-print that differs is kept as claude-print.prev. Roll back with:
+#   mv ~/.local/bin/claude-print.prev ~/.local/bin/claude-print
+set -eu
+
+say() { printf '%s\n' "install.sh: $*"; }
+die() { printf '%s\n' "install.sh: error: $*" >&2; exit 1; }
+
+here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
+
+# --- checks that touch nothing -----------------------------------------------------------
+command -v python3 >/dev/null 2>&1 ||
+    die "python3 not found on PATH: claude-print needs Python 3.8 or newer"
+py_version=$(python3 -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) ||
+    die "python3 does not run"
+python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' ||
+    die "python3 is $py_version: claude-print needs Python 3.8 or newer"
+
+if [ -n "${PREFIX:-}" ]; then
+    prefix=$PREFIX
+elif [ -n "${HOME:-}" ]; then
+    prefix=$HOME/.local
+else
+    die "neither PREFIX nor HOME is set: say where to install, e.g. PREFIX=/usr/local"
+fi
+bindir=$prefix/bin
+target=$bindir/claude-print
+
+if [ -f "$here/dist/claude-print.pyz" ]; then
+    pyz=$here/dist/claude-print.pyz
+elif [ -f "$here/claude-print.pyz" ]; then
+    pyz=$here/claude-print.pyz
+elif [ -x "$here/build_zipapp.sh" ] && [ -d "$here/claude_print" ]; then
+    say "no dist/claude-print.pyz: building it"
+    "$here/build_zipapp.sh" || die "build_zipapp.sh failed"
+    pyz=$here/dist/claude-print.pyz
+else
+    die "no claude-print.pyz beside install.sh and no checkout to build one from"
+fi
+
+mock_src=
+if [ "${SKIP_MOCK_CLAUDE:-0}" != 1 ]; then
+    for f in "$here/mock_claude/mock_claude.py" "$here/mock_claude.py" "$here/mock-claude"; do
+        if [ -f "$f" ]; then mock_src=$f; break; fi
+    done
+    [ -n "$mock_src" ] || say "warning: mock_claude/mock_claude.py not found: mock-claude not installed"
+fi
+
+# --- install -----------------------------------------------------------------------------
+tmp=
+cleanup() { if [ -n "$tmp" ]; then rm -f "$tmp"; fi; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# put_file SRC DEST MODE: copy SRC to a temp file beside DEST, then rename it over DEST.
+put_file() {
+    tmp=$(mktemp "$(dirname -- "$2")/.$(basename -- "$2").XXXXXX")
+    cp -- "$1" "$tmp"
+    chmod "$3" "$tmp"
+    mv -f -- "$tmp" "$2"
+    tmp=
+}
+
+# keep_prev DEST: keep the current DEST as DEST.prev (a hard link, so DEST never vanishes).
+keep_prev() {
+    ln -f -- "$1" "$1.prev" 2>/dev/null || cp -p -- "$1" "$1.prev"
+}
+
+mkdir -p -- "$bindir" || die "cannot create $bindir"
+
+if [ -f "$target" ] && cmp -s -- "$pyz" "$target"; then
+    say "claude-print in $bindir is already this build"
+else
+    if [ -f "$target" ]; then
+        keep_prev "$target"
+        say "kept the previous claude-print as $target.prev"
+    fi
+    put_file "$pyz" "$target" 755
+    say "installed $target"
+fi
+
+if [ -n "$mock_src" ]; then
+    put_file "$mock_src" "$bindir/mock-claude" 755
+    say "installed $bindir/mock-claude"
+fi
+
+if [ -n "${HOME:-}" ]; then
+    for dir in "$HOME/.needle/agents" "${XDG_CONFIG_HOME:-$HOME/.config}/needle/adapters"; do
+        [ -d "$dir" ] || continue
+        dest=$dir/claude-print.yaml
+        if [ -f "$dest" ] && ! cmp -s -- "$here/claude-print.yaml" "$dest"; then
+            cp -p -- "$dest" "$dest.prev"
+            say "kept the previous $dest as $dest.prev"
+        fi
+        put_file "$here/claude-print.yaml" "$dest" 644
+        say "installed $dest"
+    done
+fi
+
+case ":${PATH:-}:" in
+    *":$bindir:"*) ;;
+    *) say "warning: $bindir is not on PATH; add it, e.g. export PATH=\"$bindir:\$PATH\"" ;;
+esac
+
+# --- verify ------------------------------------------------------------------------------
+version=$("$target" --version 2>&1) || die "claude-print --version failed:
+$version"
+say "claude-print --version: $version"
+
+if [ "${SKIP_CHECK:-0}" = 1 ]; then
+    say "SKIP_CHECK=1: not running claude-print --check"
+    exit 0
+fi
+if check_out=$("$target" --check 2>&1); then
+    say "claude-print --check passed"
+else
+    rc=$?
+    printf '%s\n' "$check_out" >&2
+    say "claude-print --check failed (exit $rc); claude-print stays installed in $bindir" >&2
+    exit "$rc"
+fi
