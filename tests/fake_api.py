@@ -11,7 +11,10 @@ prompt, so one server serves every scenario at once (and parallel runs):
 - ``[[tool:Bash:<command>]]``: a tool_use turn; after the tool_result the
   model answers ``Tool turn done.``;
 - ``[[sleep:SECS]]``: wait before answering (timeouts, signals);
-- ``[[reply:TEXT]]``: answer TEXT verbatim.
+- ``[[reply:TEXT]]``: answer TEXT verbatim;
+- ``[[texts:A|B]]``: one message with several text blocks (A, then B);
+- ``[[texttool:TEXT|Bash:<command>]]``: one message with a text block and a
+  tool_use block; after the tool_result the model answers ``Tool turn done.``.
 
 Every prompt received is appended to ``--log`` (one JSON object a line) so a
 test can compare it byte for byte. Run ``python3 tests/fake_api.py --port 0``;
@@ -80,7 +83,7 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     prompt = last_user_text(body)
     if has_tool_result(body):
         source = first_user_prompt_with_directive(body)
-        if "[[tool:" in source:
+        if "[[tool:" in source or "[[texttool:" in source:
             return ("text", "Tool turn done.")
     directives = dict(_DIRECTIVE.findall(prompt))
     if "error" in directives:
@@ -90,6 +93,12 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     if "tool" in directives and not has_tool_result(body):
         name, _, command = directives["tool"].partition(":")
         return ("tool", (name, command))
+    if "texttool" in directives and not has_tool_result(body):
+        text, _, tool = directives["texttool"].partition("|")
+        name, _, command = tool.partition(":")
+        return ("blocks", [("text", text), ("tool", (name, command))])
+    if "texts" in directives:
+        return ("blocks", [("text", part) for part in directives["texts"].split("|")])
     if "reply" in directives:
         return ("text", directives["reply"])
     if "2+2" in prompt:
@@ -114,46 +123,87 @@ def sse(event: str, data: Dict[str, Any]) -> bytes:
 
 def stream_events(model: str, kind: str, payload: Any, in_tokens: int) -> Iterator[bytes]:
     msg_id = "msg_" + uuid.uuid4().hex[:24]
-    start = {"id": msg_id, "type": "message", "role": "assistant", "model": model,
-             "content": [], "stop_reason": None, "stop_sequence": None,
-             "usage": usage(in_tokens, 1)}
+    start = {
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage(in_tokens, 1),
+    }
     yield sse("message_start", {"type": "message_start", "message": start})
-    if kind == "tool":
-        name, command = payload
-        tool_id = "toolu_" + uuid.uuid4().hex[:24]
-        block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
-        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
-        args = json.dumps({"command": command, "description": "Run the requested command"})
-        delta = {"type": "input_json_delta", "partial_json": args}
-        yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
-        stop_reason, out_tokens = "tool_use", 12
-    else:
-        text = str(payload)
-        block = {"type": "text", "text": ""}
-        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
-        for i in range(0, max(len(text), 1), 40):
-            delta = {"type": "text_delta", "text": text[i:i + 40]}
-            yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
-        stop_reason, out_tokens = "end_turn", max(1, len(text) // 4)
-    yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
-    yield sse("message_delta", {"type": "message_delta",
-                                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                "usage": {"output_tokens": out_tokens}})
+    blocks = payload if kind == "blocks" else [(kind, payload)]
+    stop_reason, out_tokens = "end_turn", 0
+    for index, (block_kind, block_payload) in enumerate(blocks):
+        if block_kind == "tool":
+            yield from tool_block_events(index, block_payload)
+            stop_reason, out_tokens = "tool_use", out_tokens + 12
+        else:
+            text = str(block_payload)
+            yield from text_block_events(index, text)
+            out_tokens += max(1, len(text) // 4)
+    yield sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": out_tokens},
+        },
+    )
     yield sse("message_stop", {"type": "message_stop"})
 
 
+def tool_block_events(index: int, payload: Tuple[str, str]) -> Iterator[bytes]:
+    name, command = payload
+    tool_id = "toolu_" + uuid.uuid4().hex[:24]
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
+    yield sse(
+        "content_block_start",
+        {"type": "content_block_start", "index": index, "content_block": block},
+    )
+    args = json.dumps({"command": command, "description": "Run the requested command"})
+    delta = {"type": "input_json_delta", "partial_json": args}
+    yield sse(
+        "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    )
+    yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def text_block_events(index: int, text: str) -> Iterator[bytes]:
+    block = {"type": "text", "text": ""}
+    yield sse(
+        "content_block_start",
+        {"type": "content_block_start", "index": index, "content_block": block},
+    )
+    for i in range(0, max(len(text), 1), 40):
+        delta = {"type": "text_delta", "text": text[i : i + 40]}
+        yield sse(
+            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        )
+    yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
 def whole_message(model: str, kind: str, payload: Any, in_tokens: int) -> Dict[str, Any]:
-    text = "Fake title" if kind != "text" else str(payload)
-    return {"id": "msg_" + uuid.uuid4().hex[:24], "type": "message", "role": "assistant",
-            "model": model, "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn", "stop_sequence": None, "usage": usage(in_tokens, 3)}
+    text = str(payload) if kind == "text" else "Fake title"
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": usage(in_tokens, 3),
+    }
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "FakeApiServer"
+    server: FakeApiServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _json(self, status: int, obj: Dict[str, Any]) -> None:
@@ -165,15 +215,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._json(200, {"data": [], "has_more": False})
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self.send_response(200)
         self.send_header("content-length", "0")
         self.end_headers()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
         path = self.path.split("?")[0]
@@ -181,20 +231,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._json(200, {"input_tokens": 42})
             return
         if not path.endswith("/v1/messages"):
-            self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+            self._json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+            )
             return
         prompt = last_user_text(body)
         model = str(body.get("model") or MODEL_DEFAULT)
         side = is_side_request(prompt)
-        self.server.record({"prompt": prompt, "model": model, "side": side,
-                            "stream": bool(body.get("stream")), "tool_result": has_tool_result(body)})
+        self.server.record(
+            {
+                "prompt": prompt,
+                "model": model,
+                "side": side,
+                "stream": bool(body.get("stream")),
+                "tool_result": has_tool_result(body),
+            }
+        )
         if side:
             kind, payload = "text", '{"title": "Fake title"}'
         else:
             kind, payload = plan_reply(body)
         if kind == "error":
-            self._json(int(payload), {"type": "error", "error": {
-                "type": "invalid_request_error", "message": f"fake {payload} failure"}})
+            self._json(
+                int(payload),
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "invalid_request_error",
+                        "message": f"fake {payload} failure",
+                    },
+                },
+            )
             return
         in_tokens = 42
         if not body.get("stream"):
@@ -232,7 +299,15 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
                 with open(self.log_path, "a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")
 
-    def start(self) -> "FakeApiServer":
+    def last_prompt_with(self, needle: str) -> str:
+        """The latest turn prompt (not a side request) containing `needle`."""
+        with self._lock:
+            for entry in reversed(self.requests):
+                if not entry["side"] and needle in entry["prompt"]:
+                    return str(entry["prompt"])
+        return ""
+
+    def start(self) -> FakeApiServer:
         threading.Thread(target=self.serve_forever, daemon=True).start()
         return self
 

@@ -1,0 +1,108 @@
+"""Everything claude-print assumes about Claude Code, in one place.
+
+Claude Code changes weekly. Each fact here was measured against the pinned
+version (``TESTED_VERSION``) and is pinned by a test; docs/contract.md says
+where each one came from. When Claude Code drifts, the goal is a loud,
+specific error (an unknown screen, a missing hook field), never a hang.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Tuple
+
+TESTED_VERSION = "2.1.197"
+VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
+
+# --- process -------------------------------------------------------------
+
+# Variables a parent Claude Code session leaks into its children. Passing them
+# on would make the TUI a child session (no transcript) or change the billing
+# entrypoint, so they are scrubbed before spawning.
+SCRUBBED_ENV_PREFIXES: Tuple[str, ...] = ("CLAUDE_CODE_",)
+SCRUBBED_ENV_NAMES: Tuple[str, ...] = ("CLAUDECODE",)
+# ...except settings that users set on purpose for the TUI itself.
+KEPT_ENV_NAMES: Tuple[str, ...] = (
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CODE_API_KEY_HELPER_TTL_MS",
+    "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+    "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+    "CLAUDE_CODE_GIT_BASH_PATH",
+    "CLAUDE_CODE_SHELL",
+    "CLAUDE_CODE_TMPDIR",
+)
+
+# Linux MAX_ARG_STRLEN: one argv string longer than this fails with E2BIG.
+MAX_ARGV_PROMPT_BYTES = 131072 - 1
+
+WINDOW_ROWS = 50
+WINDOW_COLS = 200
+
+# --- keys ----------------------------------------------------------------
+
+KEY_UP = b"\x1b[A"
+KEY_DOWN = b"\x1b[B"
+KEY_ENTER = b"\r"
+PASTE_START = b"\x1b[200~"
+PASTE_END = b"\x1b[201~"
+EXIT_COMMAND = b"/exit"
+# Keys written before the TUI has been quiet this long can be dropped.
+QUIET_BEFORE_KEYS = 0.15
+# Bracketed paste is written in chunks; a single write(2) on a PTY short-writes.
+PASTE_CHUNK = 4096
+# The input box turns each tab of typed or pasted text into this.
+PASTE_TAB_REPLACEMENT = "    "
+
+# --- screens -------------------------------------------------------------
+
+CARET = "\u276f"  # marks the highlighted choice and the input box
+
+# Screen name -> phrases that must all appear in the rendered text.
+SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
+    "trust": ("Is this a project you created or one you trust?",),
+    "api_key": ("Detected a custom API key", "Do you want to use this API key?"),
+    "bypass": ("Bypass Permissions mode",),
+    "onboarding": ("Welcome to Claude Code",),
+    "login": ("Select login method",),
+    "connectivity": ("Unable to connect to Anthropic services",),
+}
+# Choice to pick on screens that claude-print answers, matched against the
+# text after the caret / list number.
+TRUST_ACCEPT = "Yes, I trust this folder"
+BYPASS_ACCEPT = "Yes, I accept"
+# The ready REPL: an input line starting with the caret, between two rules, and one
+# of these footers ("? for shortcuts" in the default permission mode only; other
+# modes show e.g. "bypass permissions on (shift+tab to cycle)").
+READY_FOOTERS: Tuple[str, ...] = ("? for shortcuts", "(shift+tab to cycle)")
+RULE_CHAR = "\u2500"  # box-drawing horizontal
+
+# --- hooks ---------------------------------------------------------------
+
+HOOK_STOP = "Stop"
+HOOK_STOP_FAILURE = "StopFailure"
+HOOK_PERMISSION_REQUEST = "PermissionRequest"
+RELAYED_HOOKS: Tuple[str, ...] = (HOOK_STOP, HOOK_STOP_FAILURE, HOOK_PERMISSION_REQUEST)
+HOOK_TIMEOUT_SECS = 30
+DENY_MESSAGE = "Permission to use this tool was not granted (claude-print runs non-interactively)."
+# Settings that make the TUI skip the bypass-permissions warning.
+SKIP_BYPASS_SETTING = "skipDangerousModePermissionPrompt"
+
+# --- flags ---------------------------------------------------------------
+
+# claude -p flags the TUI understands too: forwarded as given.
+FORWARDED_VALUE_FLAGS: Tuple[str, ...] = (
+    "--model",
+    "--permission-mode",
+    "--append-system-prompt",
+    "--system-prompt",
+    "--mcp-config",
+    "--resume",
+    "--fallback-model",
+    "--effort",
+)
+FORWARDED_LIST_FLAGS: Tuple[str, ...] = ("--allowedTools", "--disallowedTools", "--add-dir")
+FORWARDED_BOOL_FLAGS: Tuple[str, ...] = ("--continue", "--dangerously-skip-permissions")

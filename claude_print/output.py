@@ -1,0 +1,297 @@
+"""The `result` object and the text / json renderings of `claude -p` (2.1.197).
+
+Key sets, key order and value types follow `claude -p --output-format json`
+exactly (pinned by tests against real outputs), plus one trailing key,
+`claude_version`, naming the Claude Code version that ran the TUI.
+
+Fields the TUI does not tell us, filled in best effort with the right type:
+
+- `duration_api_ms`: what the caller passes (for instance the transcript
+  estimate `TurnSummary.api_duration_ms`).
+- `ttft_ms`, `ttft_stream_ms`, `time_to_request_ms` (success only, as in
+  `claude -p`): measured from `started_at` (claude-print's start) to the first
+  answer record / the prompt record of the transcript; without `started_at`,
+  from the prompt record (so `time_to_request_ms` is 0).
+- `total_cost_usd`, `modelUsage[*].costUSD`, `contextWindow`,
+  `maxOutputTokens`: recomputed by `claude_print.pricing`.
+- `modelUsage` keys: `claude -p` keys by the *requested* model (e.g.
+  "claude-opus-4-8[1m]") while transcripts record the model that answered
+  ("claude-opus-4-8"); pass `model_usage_key` to key entries of the same family
+  by the requested id.
+- `terminal_reason`: "completed" on success; `fast_mode_state`: "off" unless
+  given; `uuid`: a fresh uuid4 (the TUI has no result record).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import uuid
+from typing import Any, Dict, List, Optional
+
+from claude_print import pricing
+from claude_print.transcript import TurnSummary, model_usage_entry, zero_usage
+
+SUBTYPE_SUCCESS = "success"
+# claude -p's own error subtypes and claude-print's additions.
+ERROR_MAX_TURNS = "error_max_turns"
+ERROR_DURING_EXECUTION = "error_during_execution"
+ERROR_MAX_BUDGET_USD = "error_max_budget_usd"
+ERROR_MAX_STRUCTURED_OUTPUT_RETRIES = "error_max_structured_output_retries"
+ERROR_TIMEOUT = "error_timeout"  # claude-print only
+ERROR_INTERRUPTED = "error_interrupted"  # claude-print only
+
+# `terminal_reason` when the caller does not say; None leaves the key out,
+# as `claude -p` does when its query loop was bypassed or stopped from outside.
+_DEFAULT_TERMINAL_REASON: Dict[str, Optional[str]] = {
+    ERROR_MAX_TURNS: "max_turns",
+    ERROR_TIMEOUT: "aborted_streaming",
+    ERROR_INTERRUPTED: "aborted_streaming",
+}
+_UNSET = "\0unset"
+
+# `claude -p` text mode for error subtypes (written without a newline).
+_TEXT_FOR_SUBTYPE = {
+    ERROR_DURING_EXECUTION: "Execution error",
+    ERROR_MAX_STRUCTURED_OUTPUT_RETRIES: (
+        "Error: Failed to provide valid structured output after maximum retries"
+    ),
+}
+
+
+def _clamp(value: Optional[int], upper: int) -> int:
+    return max(0, min(value if value is not None else 0, max(upper, 0)))
+
+
+def _model_usage(summary: TurnSummary, key: Optional[str]) -> Dict[str, Dict[str, Any]]:
+    if not key:
+        return {model: dict(entry) for model, entry in summary.model_usage.items()}
+    family = pricing.canonical_model(key)
+    out: Dict[str, Dict[str, Any]] = {}
+    for model, entry in summary.model_usage.items():
+        target = key if pricing.canonical_model(model) == family else model
+        if target not in out:
+            out[target] = model_usage_entry(target)
+        merged = out[target]
+        for name in (
+            "inputTokens",
+            "outputTokens",
+            "cacheReadInputTokens",
+            "cacheCreationInputTokens",
+            "webSearchRequests",
+            "costUSD",
+        ):
+            merged[name] += entry[name]
+    return out
+
+
+def result_object(
+    summary: TurnSummary,
+    *,
+    session_id: str,
+    duration_ms: int,
+    duration_api_ms: int,
+    permission_denials: List[Dict[str, Any]],
+    claude_version: str,
+    model_usage_key: Optional[str] = None,
+    started_at: Optional[float] = None,
+    ttft_ms: Optional[int] = None,
+    ttft_stream_ms: Optional[int] = None,
+    time_to_request_ms: Optional[int] = None,
+    fast_mode_state: str = "off",
+) -> Dict[str, Any]:
+    """The `claude -p --output-format json` object for a finished turn.
+
+    `started_at` is claude-print's start (epoch seconds) for the timing fields.
+    """
+    is_error = summary.is_api_error
+    obj: Dict[str, Any] = {
+        "type": "result",
+        "subtype": SUBTYPE_SUCCESS,
+        "is_error": is_error,
+        "api_error_status": summary.api_error_status,
+        "duration_ms": duration_ms,
+        "duration_api_ms": duration_api_ms,
+    }
+    if not is_error:  # claude -p leaves the timings out of API-error results
+        origin = summary.prompt_at_ms
+        if started_at is not None:
+            origin = int(started_at * 1000)
+        first = summary.first_answer_at_ms
+        prompt = summary.prompt_at_ms
+        if ttft_ms is None:
+            ttft_ms = _clamp(
+                first - origin if first is not None and origin is not None else 0, duration_ms
+            )
+        if time_to_request_ms is None:
+            time_to_request_ms = _clamp(
+                prompt - origin if prompt is not None and origin is not None else 0, ttft_ms
+            )
+        obj["ttft_ms"] = ttft_ms
+        obj["ttft_stream_ms"] = ttft_ms if ttft_stream_ms is None else ttft_stream_ms
+        obj["time_to_request_ms"] = time_to_request_ms
+    obj.update(
+        {
+            "num_turns": summary.num_turns,
+            "result": summary.result_text,
+            "stop_reason": summary.stop_reason,
+            "session_id": session_id,
+            "total_cost_usd": summary.total_cost_usd,
+            "usage": summary.usage,
+            "modelUsage": _model_usage(summary, model_usage_key),
+            "permission_denials": permission_denials,
+            "terminal_reason": "completed",
+            "fast_mode_state": fast_mode_state,
+            "uuid": str(uuid.uuid4()),
+            "claude_version": claude_version,
+        }
+    )
+    return obj
+
+
+def error_object(
+    subtype: str,
+    message: str,
+    *,
+    session_id: str,
+    duration_ms: int,
+    claude_version: str,
+    num_turns: int = 0,
+    usage: Optional[Dict[str, Any]] = None,
+    terminal_reason: Optional[str] = _UNSET,
+    duration_api_ms: int = 0,
+    stop_reason: Optional[str] = None,
+    total_cost_usd: float = 0.0,
+    model_usage: Optional[Dict[str, Dict[str, Any]]] = None,
+    permission_denials: Optional[List[Dict[str, Any]]] = None,
+    errors: Optional[List[str]] = None,
+    fast_mode_state: str = "off",
+) -> Dict[str, Any]:
+    """The shape `claude -p` uses for error subtypes: `errors: [...]`, no `result`.
+
+    `terminal_reason` defaults by subtype ("max_turns", "aborted_streaming"
+    for timeout / interrupt); None leaves the key out.
+    """
+    reason = _DEFAULT_TERMINAL_REASON.get(subtype) if terminal_reason == _UNSET else terminal_reason
+    obj: Dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "duration_ms": duration_ms,
+        "duration_api_ms": duration_api_ms,
+        "is_error": True,
+        "num_turns": num_turns,
+        "stop_reason": stop_reason,
+        "session_id": session_id,
+        "total_cost_usd": total_cost_usd,
+        "usage": usage if usage is not None else zero_usage(),
+        "modelUsage": model_usage if model_usage is not None else {},
+        "permission_denials": permission_denials if permission_denials is not None else [],
+    }
+    if reason is not None:
+        obj["terminal_reason"] = reason
+    obj["fast_mode_state"] = fast_mode_state
+    obj["uuid"] = str(uuid.uuid4())
+    obj["errors"] = errors if errors is not None else [message]
+    obj["claude_version"] = claude_version
+    return obj
+
+
+def render_text(
+    obj: Dict[str, Any],
+    *,
+    max_turns: Optional[int] = None,
+    max_budget_usd: Optional[float] = None,
+) -> str:
+    """What `claude -p --output-format text` writes to stdout for `obj`.
+
+    Success (API errors included): the result plus a newline unless it already
+    ends with one. Error subtypes: `claude -p`'s fixed message *without* a
+    newline. claude-print's own subtypes print nothing here (the caller
+    reports them on stderr), as `claude -p` prints nothing for unknown ones.
+    """
+    subtype = obj.get("subtype")
+    if subtype == SUBTYPE_SUCCESS:
+        result = str(obj.get("result", ""))
+        return result if result.endswith("\n") else result + "\n"
+    if subtype == ERROR_MAX_TURNS:
+        if max_turns is None:
+            max_turns = _number_in_errors(obj)
+        return f"Error: Reached max turns ({max_turns if max_turns is not None else ''})"
+    if subtype == ERROR_MAX_BUDGET_USD:
+        budget = "" if max_budget_usd is None else js_number(max_budget_usd)
+        return f"Error: Exceeded USD budget ({budget})"
+    return _TEXT_FOR_SUBTYPE.get(str(subtype), "")
+
+
+def _number_in_errors(obj: Dict[str, Any]) -> Optional[int]:
+    errors = obj.get("errors")
+    for error in errors if isinstance(errors, list) else []:
+        match = re.search(r"\((\d+)\)", str(error))
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def render_json(obj: Any) -> str:
+    """`JSON.stringify(obj)` plus the newline `claude -p` writes after it."""
+    return to_js_json(obj) + "\n"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _js_string(text: str) -> str:
+    # JSON.stringify keeps non-ASCII as is but escapes lone surrogates.
+    out = json.dumps(text, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+
+
+def js_number(value: float) -> str:
+    """JavaScript's Number-to-string (what JSON.stringify prints for a number)."""
+    if math.isnan(value) or math.isinf(value):
+        return "null"
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 2**53:  # exact: repr would say "100.0"
+        return str(int(value))
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + (int(exponent) if exponent else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0") or "0"
+    sign = "-" if value < 0 else ""
+    count = len(digits)
+    if count <= point <= 21:
+        return sign + digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * (-point) + digits
+    exp = point - 1
+    head = digits[0] + ("." + digits[1:] if count > 1 else "")
+    return f"{sign}{head}e{'+' if exp >= 0 else '-'}{abs(exp)}"
+
+
+def to_js_json(value: Any) -> str:
+    """Compact JSON exactly as JavaScript's JSON.stringify writes it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, str):
+        return _js_string(value)
+    if isinstance(value, dict):
+        items = (f"{_js_string(str(k))}:{to_js_json(v)}" for k, v in value.items())
+        return "{" + ",".join(items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_js_json(v) for v in value) + "]"
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,142 @@
+"""The Claude Code child on a pseudo-terminal: spawn, non-blocking I/O, teardown."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import pty
+import signal
+import struct
+import subprocess
+import termios
+import time
+from typing import Dict, List, Mapping, Optional
+
+from claude_print import contract
+from claude_print.errors import ClaudePrintError
+
+
+def child_environment(parent: Mapping[str, str]) -> Dict[str, str]:
+    """The parent's environment minus the variables of an enclosing Claude Code session."""
+    env = {}
+    for name, value in parent.items():
+        inherited_session = name in contract.SCRUBBED_ENV_NAMES or (
+            name.startswith(contract.SCRUBBED_ENV_PREFIXES) and name not in contract.KEPT_ENV_NAMES
+        )
+        if not inherited_session:
+            env[name] = value
+    for name in ("COLUMNS", "LINES"):
+        env.pop(name, None)
+    if env.get("TERM", "dumb") in ("", "dumb"):
+        env["TERM"] = "xterm-256color"
+    return env
+
+
+def _set_controlling_tty() -> None:
+    # Runs in the child after setsid(): make the PTY (already fd 0) its terminal.
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class PtyChild:
+    """A process whose stdin/stdout/stderr is the slave side of a fresh PTY."""
+
+    def __init__(
+        self,
+        argv: List[str],
+        env: Mapping[str, str],
+        cwd: Optional[str] = None,
+        rows: int = contract.WINDOW_ROWS,
+        cols: int = contract.WINDOW_COLS,
+    ) -> None:
+        try:
+            self.fd, slave = pty.openpty()
+        except OSError as exc:
+            raise ClaudePrintError(
+                f"cannot open a pseudo-terminal ({exc}); in a container, mount /dev/pts "
+                "or run with a TTY-capable runtime"
+            ) from exc
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+                preexec_fn=_set_controlling_tty,
+                close_fds=True,
+            )
+        except OSError as exc:
+            os.close(self.fd)
+            raise ClaudePrintError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(slave)
+        os.set_blocking(self.fd, False)
+        self.pid = self.process.pid
+        self.eof = False
+
+    def read(self) -> bytes:
+        """Whatever output is ready; b"" when nothing is, sets `eof` when the child hung up."""
+        try:
+            return os.read(self.fd, 65536)
+        except BlockingIOError:
+            return b""
+        except OSError as exc:
+            if exc.errno != errno.EIO:  # EIO: every slave fd is closed
+                raise
+        self.eof = True
+        return b""
+
+    def write_some(self, data: bytes) -> int:
+        """Write what the PTY takes now (it short-writes); returns the byte count."""
+        try:
+            return os.write(self.fd, data[: contract.PASTE_CHUNK])
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            if exc.errno in (errno.EIO, errno.EBADF):
+                self.eof = True
+                return len(data)
+            raise
+
+    def returncode(self) -> Optional[int]:
+        return self.process.poll()
+
+    def signal_group(self, signum: int) -> None:
+        # The child leads its own session, so its hooks and tools share its group.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def terminate(self, grace: float = 1.0) -> int:
+        """SIGTERM the group, then SIGKILL after `grace`; always reaps. Returns the status."""
+        code = self.process.poll()
+        if code is None:
+            self.signal_group(signal.SIGTERM)
+            code = self._wait(grace)
+        if code is None:
+            self.signal_group(signal.SIGKILL)
+            code = self.process.wait()
+        else:
+            # Leader gone: make sure nothing of its group outlives it.
+            self.signal_group(signal.SIGKILL)
+        self.close()
+        return code
+
+    def _wait(self, timeout: float) -> Optional[int]:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                return None
+            except InterruptedError:  # pragma: no cover - PEP 475 retries for us
+                continue
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -1,0 +1,152 @@
+"""The hook relay: a private temp dir, a settings file, a hook script and a FIFO.
+
+Claude Code runs the hook script for Stop, StopFailure and PermissionRequest.
+The script saves its JSON payload to a file in the private dir and writes one
+short line (``<event> <file>``) into the FIFO; lines under PIPE_BUF are
+atomic, so concurrent hooks never interleave. PermissionRequest is also
+answered with a deny decision, as `claude -p` denies tools it may not use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from claude_print import contract
+from claude_print.errors import ClaudePrintError
+
+TEMP_PREFIX = "claude-print-"
+FIFO_NAME = "relay.fifo"
+SCRIPT_NAME = "hook.sh"
+SETTINGS_NAME = "settings.json"
+
+_HOOK_SCRIPT = """\
+#!/bin/sh
+# claude-print relay hook. $1 is the hook event name; the payload is on stdin.
+umask 077
+dir={dir}
+event_file=$(mktemp "$dir/event.XXXXXX") || exit 0
+cat > "$event_file"
+if [ "$1" = {permission_request} ]; then
+  printf '%s\\n' {deny_json}
+fi
+printf '%s %s\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
+"""
+
+
+@dataclass
+class HookEvent:
+    name: str
+    payload: Dict[str, Any] = field(default_factory=dict)
+    error: Optional[str] = None  # set when the payload could not be read as a JSON object
+
+
+def deny_decision() -> Dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": contract.HOOK_PERMISSION_REQUEST,
+            "decision": {"behavior": "deny", "message": contract.DENY_MESSAGE},
+        }
+    }
+
+
+def hook_settings(script_path: str, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The `--settings` document: one relay hook per event, paths shell-quoted."""
+    hooks: Dict[str, Any] = {}
+    for event in contract.RELAYED_HOOKS:
+        # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
+        command = f"/bin/sh {shlex.quote(script_path)} {event}"
+        entry: Dict[str, Any] = {
+            "hooks": [
+                {"type": "command", "command": command, "timeout": contract.HOOK_TIMEOUT_SECS}
+            ]
+        }
+        if event == contract.HOOK_PERMISSION_REQUEST:
+            entry["matcher"] = "*"
+        hooks[event] = [entry]
+    return {**(extra or {}), "hooks": hooks}
+
+
+def hook_script(directory: str) -> str:
+    return _HOOK_SCRIPT.format(
+        dir=shlex.quote(directory),
+        permission_request=contract.HOOK_PERMISSION_REQUEST,
+        deny_json=shlex.quote(json.dumps(deny_decision(), separators=(",", ":"))),
+        fifo=FIFO_NAME,
+    )
+
+
+class Relay:
+    """Owns the private dir and the FIFO's read end; `close()` removes everything."""
+
+    def __init__(
+        self, tmp_root: Optional[str] = None, extra_settings: Optional[Dict[str, Any]] = None
+    ) -> None:
+        try:
+            self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=tmp_root)
+        except OSError as exc:
+            where = tmp_root or tempfile.gettempdir()
+            raise ClaudePrintError(f"cannot create a private temp dir in {where}: {exc}") from exc
+        self.read_fd = -1
+        self._keeper_fd = -1
+        self._buffer = b""
+        try:
+            self.script_path = os.path.join(self.dir, SCRIPT_NAME)
+            self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
+            self.fifo_path = os.path.join(self.dir, FIFO_NAME)
+            _write_private(self.script_path, hook_script(self.dir))
+            _write_private(
+                self.settings_path, json.dumps(hook_settings(self.script_path, extra_settings))
+            )
+            os.mkfifo(self.fifo_path, 0o600)
+            self.read_fd = os.open(self.fifo_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            # Our own write end keeps the FIFO open, so the reader never sees EOF
+            # between two hooks.
+            self._keeper_fd = os.open(self.fifo_path, os.O_WRONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            self.close()
+            raise ClaudePrintError(f"cannot set up the hook relay in {self.dir}: {exc}") from exc
+
+    def read_events(self) -> List[HookEvent]:
+        """Events whose lines have arrived; never blocks."""
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [self._load(line.decode("utf-8", "replace")) for line in lines if line.strip()]
+
+    def _load(self, line: str) -> HookEvent:
+        name, _, file_name = line.partition(" ")
+        path = os.path.join(self.dir, os.path.basename(file_name))
+        try:
+            with open(path, encoding="utf-8") as f:
+                payload = json.load(f)
+            os.unlink(path)
+        except (OSError, ValueError) as exc:
+            return HookEvent(name, error=f"unreadable {name} hook payload: {exc}")
+        if not isinstance(payload, dict):
+            return HookEvent(name, error=f"{name} hook payload is not a JSON object")
+        return HookEvent(name, payload)
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self._keeper_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.read_fd = self._keeper_fd = -1
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _write_private(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -1,0 +1,604 @@
+"""The orchestrator: one event loop that owns the child, the relay and the clock.
+
+A run: set up the relay -> spawn Claude Code on a PTY -> answer probes and
+startup screens -> deliver the prompt -> wait for a relayed hook -> read the
+transcript -> print -> tear the child down. Everything it calls is a plain
+function or a small class; only this module sees the whole picture.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+import uuid
+from types import FrameType
+from typing import Any, Dict, List, Optional
+
+from claude_print import contract, output, screens, stream
+from claude_print.cli import Options
+from claude_print.errors import (
+    EXIT_ASSISTANT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    ClaudePrintError,
+)
+from claude_print.probes import ProbeResponder
+from claude_print.pty_session import PtyChild, child_environment
+from claude_print.relay import HookEvent, Relay
+from claude_print.terminal import Screen
+from claude_print.transcript import (
+    TranscriptTail,
+    TurnSummary,
+    summarise,
+    transcript_path,
+    turn_records,
+)
+
+STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
+UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
+REANSWER_AFTER = 2.0  # a screen that did not react to our keys gets them again
+TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
+TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
+TAIL_INTERVAL = 0.05
+TEARDOWN_GRACE = 2.0
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Trace:
+    """--verbose: timestamped lines on stderr, relative to the start of the run."""
+
+    def __init__(self, enabled: bool, started: float) -> None:
+        self.enabled = enabled
+        self.started = started
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            elapsed = time.monotonic() - self.started
+            sys.stderr.write(f"[claude-print +{elapsed:7.3f}s] {message}\n")
+            sys.stderr.flush()
+
+
+class Interrupted(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class Emitter:
+    """Writes results to stdout; a closed pipe (SIGPIPE) ends output quietly."""
+
+    def __init__(self, output_format: str) -> None:
+        self.output_format = output_format
+        self.broken = False
+
+    def line(self, text: str) -> None:
+        if self.broken:
+            return
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.broken = True
+            # Keep the interpreter's final flush from raising again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+
+    def event(self, obj: Dict[str, Any]) -> None:
+        self.line(output.render_json(obj))
+
+    def result(self, obj: Dict[str, Any]) -> None:
+        if self.output_format == "text":
+            self.line(output.render_text(obj))
+        else:
+            self.event(obj)
+
+
+def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> None:
+    """An error before or outside a session: message on stderr, json object on stdout."""
+    sys.stderr.write(f"claude-print: error: {exc.message}\n")
+    if output_format in ("json", "stream-json"):
+        obj = output.error_object(
+            exc.subtype,
+            exc.message,
+            session_id=fields.get("session_id", ""),
+            duration_ms=fields.get("duration_ms", 0),
+            claude_version=fields.get("claude_version", ""),
+        )
+        Emitter(output_format).event(obj)
+
+
+def choose_delivery(options: Options) -> str:
+    size = len(options.prompt.encode("utf-8"))
+    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
+    if options.prompt_via == "argv":
+        if not fits:
+            raise ClaudePrintError(
+                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
+                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
+            )
+        return "argv"
+    if options.prompt_via == "paste":
+        return "paste"
+    return "argv" if options.prompt_source == "argv" and fits else "paste"
+
+
+def build_argv(
+    options: Options, binary: str, relay: Relay, session_id: Optional[str], delivery: str
+) -> List[str]:
+    argv = [binary, "--settings", relay.settings_path]
+    if not options.inherit_hooks:
+        argv.append("--setting-sources=")
+    if session_id is not None:
+        argv += ["--session-id", session_id]
+    argv += options.forwarded
+    if delivery == "argv":
+        argv += ["--", options.prompt]
+    return argv
+
+
+def paste_keys(prompt: str) -> List[bytes]:
+    """The paste, then Enter once the TUI has taken it in."""
+    paste = contract.PASTE_START + prompt.encode("utf-8") + contract.PASTE_END
+    return [paste, contract.KEY_ENTER]
+
+
+class Session:
+    """One run of the TUI. `run()` returns the exit code; `close()` always cleans up."""
+
+    def __init__(self, options: Options, trace: Trace, emitter: Emitter, started: float) -> None:
+        self.options = options
+        self.trace = trace
+        self.emitter = emitter
+        self.started = started
+        self.deadline = started + options.timeout
+        self.cwd = os.getcwd()
+        self.session_id: Optional[str] = None if options.resume else str(uuid.uuid4())
+        self.delivery = choose_delivery(options)
+        self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
+        self.probes = ProbeResponder(
+            rows=contract.WINDOW_ROWS, cols=contract.WINDOW_COLS, cursor=lambda: self.screen.cursor
+        )
+        self.relay: Optional[Relay] = None
+        self.child: Optional[PtyChild] = None
+        self.outbox = bytearray()
+        # Keys wait in line, each sent once the TUI has been quiet for a moment.
+        self.pending_keys: List[bytes] = []
+        self.last_output = started
+        self.last_key = started
+        self.submitted_at: Optional[float] = None
+        self.answered: Dict[str, float] = {}
+        self.unknown_since: Optional[float] = None
+        self.denials: List[Dict[str, Any]] = []
+        self.tail: Optional[TranscriptTail] = None
+        self.records: List[Dict[str, Any]] = []
+        self.converter: Optional[stream.StreamConverter] = None
+        self.next_tail = 0.0
+        self.claude_version = ""
+        self.interrupted: Optional[int] = None
+        self._wake_r = self._wake_w = -1
+        self._old_handlers: Dict[int, Any] = {}
+        self._old_wakeup = -1
+
+    # --- setup / teardown -------------------------------------------------
+
+    def _install_signals(self) -> None:
+        self._wake_r, self._wake_w = os.pipe()
+        for fd in (self._wake_r, self._wake_w):
+            os.set_blocking(fd, False)
+            os.set_inheritable(fd, False)
+        self._old_wakeup = signal.set_wakeup_fd(self._wake_w)
+        for signum in SIGNALS:
+            self._old_handlers[signum] = signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
+        if self.interrupted is None:
+            self.interrupted = signum
+
+    def close(self) -> None:
+        if self.child is not None:
+            code = self.child.terminate(TEARDOWN_GRACE)
+            self.trace(f"child {self.child.pid} ended with status {code}")
+            self.child = None
+        if self.relay is not None:
+            self.relay.close()
+            self.relay = None
+        for signum, handler in self._old_handlers.items():
+            signal.signal(signum, handler)
+        self._old_handlers.clear()
+        if self._wake_r >= 0:
+            signal.set_wakeup_fd(self._old_wakeup)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
+
+    def start(self) -> None:
+        self._install_signals()
+        # Asked-for bypass mode: skip its warning through our settings file, because
+        # answering the screen makes Claude Code write the choice into ~/.claude.
+        wants_bypass = (
+            self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
+        )
+        extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
+        self.relay = Relay(extra_settings=extra)
+        argv = build_argv(
+            self.options, self.options.claude_binary, self.relay, self.session_id, self.delivery
+        )
+        self.trace(
+            f"relay dir {self.relay.dir}; prompt via {self.delivery} ({self.options.prompt_source})"
+        )
+        if self.delivery == "paste" and "\t" in self.options.prompt:
+            self.trace(
+                f"the prompt has {self.options.prompt.count(chr(9))} tab(s): the TUI's input box "
+                "turns each into four spaces (use --prompt-via argv for a byte-exact prompt)"
+            )
+        self.child = PtyChild(argv, child_environment(os.environ), cwd=self.cwd)
+        self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
+        if self.session_id is not None:
+            self._open_tail(transcript_path(os.path.expanduser("~"), self.cwd, self.session_id))
+        if self.options.output_format == "stream-json":
+            self._emit_init()
+
+    def _open_tail(self, path: str) -> None:
+        self.tail = TranscriptTail(path)
+        if self.options.output_format == "stream-json" and self.session_id:
+            self.converter = stream.StreamConverter(self.session_id)
+
+    def _emit_init(self) -> None:
+        if self.session_id is None:
+            return
+        self.emitter.event(
+            stream.init_event(
+                cwd=self.cwd,
+                session_id=self.session_id,
+                model=self.options.model or "",
+                permission_mode=self.options.permission_mode
+                or ("bypassPermissions" if self.options.skip_permissions else "default"),
+                claude_version=self.claude_version or contract.TESTED_VERSION,
+                api_key_source="ANTHROPIC_API_KEY"
+                if os.environ.get("ANTHROPIC_API_KEY")
+                else "none",
+            )
+        )
+
+    # --- the loop ---------------------------------------------------------
+
+    def run(self) -> int:
+        self.start()
+        assert self.child is not None and self.relay is not None
+        child, relay = self.child, self.relay
+        while True:
+            now = time.monotonic()
+            if self.interrupted is not None:
+                raise Interrupted(self.interrupted)
+            if now >= self.deadline:
+                raise ClaudePrintError(
+                    f"timed out after {self.options.timeout:g}s", EXIT_TIMEOUT, "error_timeout"
+                )
+            self._flush_keys(now)
+            readers = [child.fd, relay.read_fd, self._wake_r]
+            writers = [child.fd] if self.outbox else []
+            ready_r, ready_w, _ = select.select(readers, writers, [], self._wait_time(now))
+            now = time.monotonic()
+            if self._wake_r in ready_r:
+                _drain(self._wake_r)
+            if child.fd in ready_r:
+                self._on_output(child.read(), now)
+            if child.fd in ready_w and self.outbox:
+                del self.outbox[: child.write_some(bytes(self.outbox[: contract.PASTE_CHUNK]))]
+            if relay.read_fd in ready_r:
+                for event in relay.read_events():
+                    code = self._on_hook(event)
+                    if code is not None:
+                        return code
+            if self.submitted_at is None:
+                self._on_screen(now)
+            elif now >= self.next_tail:
+                code = self._on_tail(now)
+                if code is not None:
+                    return code
+            if child.eof or child.returncode() is not None:
+                self._on_child_exit()
+
+    def _wait_time(self, now: float) -> float:
+        wake = [self.deadline]
+        if self.pending_keys:
+            wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
+        if self.submitted_at is None:
+            wake.append(now + 0.25)  # screen grace periods, startup deadline
+        elif self.tail is not None and (self.converter or self.options.max_turns):
+            wake.append(self.next_tail)
+        else:
+            wake.append(now + 1.0)  # child liveness
+        return max(0.0, min(wake) - now)
+
+    def _flush_keys(self, now: float) -> None:
+        quiet_since = max(self.last_output, self.last_key)
+        if (
+            self.pending_keys
+            and not self.outbox
+            and now - quiet_since >= contract.QUIET_BEFORE_KEYS
+        ):
+            self.outbox += self.pending_keys.pop(0)
+            self.last_key = now
+
+    def _on_output(self, data: bytes, now: float) -> None:
+        if not data:
+            return
+        self.last_output = now
+        self.screen.feed(data)  # first, so a cursor-position reply sees this chunk
+        for reply in self.probes.feed(data):
+            self.outbox += reply
+        if not self.claude_version:
+            version = screens.claude_version_on_screen(self.screen.lines())
+            if version:
+                self.claude_version = version
+                if version != contract.TESTED_VERSION:
+                    self.trace(f"Claude Code {version} (tested with {contract.TESTED_VERSION})")
+
+    # --- startup screens --------------------------------------------------
+
+    def _on_screen(self, now: float) -> None:
+        if self.pending_keys or self.outbox:
+            return
+        lines = self.screen.lines()
+        state = screens.classify(lines)
+        if state.kind in ("trust", "bypass"):
+            self.unknown_since = None
+            self._answer(state, now)
+        elif state.kind in screens.BLOCKING_ADVICE:
+            raise ClaudePrintError(self._screen_message(screens.BLOCKING_ADVICE[state.kind], lines))
+        elif state.kind == "ready":
+            self._submit(now)
+        elif state.kind == "choice":
+            self.unknown_since = self.unknown_since or now
+            if now - self.unknown_since >= UNKNOWN_SCREEN_GRACE and now - self.last_output >= 1.0:
+                raise ClaudePrintError(
+                    self._screen_message(
+                        "Claude Code shows a screen claude-print does not know", lines
+                    )
+                )
+        elif self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
+            self._submit(now)  # the argv prompt went in by itself: its transcript exists
+        if self.submitted_at is None and now - self.started >= STARTUP_TIMEOUT:
+            what = "drew nothing" if not any(lines) else "never showed its input box"
+            raise ClaudePrintError(
+                self._screen_message(f"Claude Code {what} within {STARTUP_TIMEOUT:g}s", lines)
+            )
+
+    def _answer(self, state: screens.ScreenState, now: float) -> None:
+        last = self.answered.get(state.kind)
+        if last is not None and now - last < REANSWER_AFTER:
+            return
+        if state.kind == "bypass":
+            wanted = (
+                self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
+            )
+            if not wanted:
+                raise ClaudePrintError(
+                    self._screen_message(
+                        "Claude Code asks to accept bypass-permissions mode (not asked for)",
+                        self.screen.lines(),
+                    )
+                )
+            label = contract.BYPASS_ACCEPT
+        else:
+            label = contract.TRUST_ACCEPT
+        keys = screens.keys_to_choose(state, label)
+        if keys is None:
+            raise ClaudePrintError(
+                self._screen_message(
+                    f"cannot find {label!r} on the {state.kind} screen", self.screen.lines()
+                )
+            )
+        self.trace(
+            f"{state.kind} screen: caret on {state.choices[state.selected or 0]!r}, "
+            f"choosing {label!r}"
+        )
+        self.answered[state.kind] = now
+        self.pending_keys += keys
+
+    def _submit(self, now: float) -> None:
+        self.submitted_at = now
+        if self.delivery == "paste":
+            self.pending_keys += paste_keys(self.options.prompt)
+            self.trace(f"input box ready; pasting {len(self.options.prompt)} chars")
+        else:
+            self.trace("input box ready; the argv prompt submits itself")
+
+    def _screen_message(self, what: str, lines: List[str]) -> str:
+        drift = ""
+        if self.claude_version and self.claude_version != contract.TESTED_VERSION:
+            drift = f" (Claude Code {self.claude_version}; tested with {contract.TESTED_VERSION})"
+        excerpt = screens.screen_excerpt(lines)
+        return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."
+
+    # --- hooks, transcript ------------------------------------------------
+
+    def _on_hook(self, event: HookEvent) -> Optional[int]:
+        self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
+        payload = event.payload
+        if self.session_id is None and isinstance(payload.get("session_id"), str):
+            self.session_id = payload["session_id"]
+            self._emit_init()
+        if self.tail is None and isinstance(payload.get("transcript_path"), str):
+            self._open_tail(payload["transcript_path"])
+        if event.name == contract.HOOK_PERMISSION_REQUEST:
+            self.denials.append(
+                {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
+            )
+            return None
+        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE):
+            return self._finish(event)
+        return None
+
+    def _on_tail(self, now: float) -> Optional[int]:
+        self.next_tail = now + TAIL_INTERVAL
+        if self.tail is None:
+            return None
+        for record in self.tail.poll():
+            self._take(record)
+        if self.options.max_turns and self._turn().num_turns > self.options.max_turns:
+            return self._max_turns(self._turn())
+        return None
+
+    def _take(self, record: Dict[str, Any]) -> None:
+        if record.get("sessionId") != self.session_id:
+            return  # another session's record, or bookkeeping without a session
+        self.records.append(record)
+        if self.converter is not None:
+            for event in self.converter.feed(record):
+                self.emitter.event(event)
+
+    def _turn(self) -> TurnSummary:
+        return summarise(turn_records(self.records, self.session_id or ""))
+
+    def _finish(self, event: HookEvent) -> int:
+        """Stop fires before the TUI's write queue has flushed the turn: wait for it."""
+        settle_until = time.monotonic() + TRANSCRIPT_SETTLE
+        while True:
+            self._on_tail(time.monotonic())
+            summary = self._turn()
+            if summary.complete or time.monotonic() >= settle_until:
+                break
+            time.sleep(TRANSCRIPT_POLL)
+        if self.options.max_turns and summary.num_turns > self.options.max_turns:
+            return self._max_turns(summary)
+        if not summary.complete:
+            fallback = event.payload.get("last_assistant_message")
+            if not isinstance(fallback, str):
+                where = self.tail.path if self.tail else "no transcript path"
+                raise ClaudePrintError(f"the turn ended but its transcript has no answer ({where})")
+            self.trace("transcript incomplete; using the hook's last_assistant_message")
+            summary.result_text = fallback
+            summary.is_api_error = summary.is_api_error or event.name == contract.HOOK_STOP_FAILURE
+        self._flush_stream()
+        denials = summary.permission_denials or _denials_with_ids(self.denials, summary.tool_uses)
+        obj = output.result_object(
+            summary,
+            session_id=self.session_id or "",
+            duration_ms=_ms(time.monotonic() - self.started),
+            duration_api_ms=summary.api_duration_ms,
+            permission_denials=denials,
+            claude_version=self.claude_version or contract.TESTED_VERSION,
+        )
+        self.emitter.result(obj)
+        self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
+        return EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK
+
+    def _flush_stream(self) -> None:
+        if self.converter is not None:
+            for event in self.converter.flush():
+                self.emitter.event(event)
+
+    def _max_turns(self, summary: TurnSummary) -> int:
+        """`claude -p` stops before the API call that would pass the limit; so do we."""
+        limit = self.options.max_turns or 0
+        self._flush_stream()
+        obj = output.error_object(
+            "error_max_turns",
+            f"Reached maximum number of turns ({limit})",
+            session_id=self.session_id or "",
+            duration_ms=_ms(time.monotonic() - self.started),
+            num_turns=limit + 1,
+            usage=summary.usage,
+            total_cost_usd=summary.total_cost_usd,
+            stop_reason="tool_use",
+            claude_version=self.claude_version or contract.TESTED_VERSION,
+            terminal_reason="max_turns",
+        )
+        self.emitter.result(obj)
+        return EXIT_ASSISTANT_ERROR
+
+    def _on_child_exit(self) -> None:
+        assert self.child is not None
+        while True:  # its last words
+            data = self.child.read()
+            if not data:
+                break
+            self.screen.feed(data)
+        code = self.child.terminate(0.5)
+        self.child = None
+        raise ClaudePrintError(
+            self._screen_message(
+                f"Claude Code exited (status {code}) before answering", self.screen.lines()
+            )
+        )
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
+def _denials_with_ids(
+    denials: List[Dict[str, Any]], tool_uses: List[Dict[str, Any]]
+) -> List[Dict[str, Any]]:
+    """Match each denied PermissionRequest to its tool_use block for the id `claude -p` reports."""
+    out = []
+    used: List[str] = []
+    for denial in denials:
+        tool_id = ""
+        for use in tool_uses:
+            if (
+                use.get("id") not in used
+                and use.get("name") == denial["tool_name"]
+                and use.get("input") == denial["tool_input"]
+            ):
+                tool_id = str(use.get("id"))
+                used.append(tool_id)
+                break
+        out.append(
+            {
+                "tool_name": denial["tool_name"],
+                "tool_use_id": tool_id,
+                "tool_input": denial["tool_input"],
+            }
+        )
+    return out
+
+
+def run(options: Options) -> int:
+    started = time.monotonic()
+    trace = Trace(options.verbose, started)
+    emitter = Emitter(options.output_format)
+    session = Session(options, trace, emitter, started)
+    try:
+        return session.run()
+    except ClaudePrintError as exc:
+        report_failure(
+            exc,
+            options.output_format,
+            session_id=session.session_id or "",
+            duration_ms=_ms(time.monotonic() - started),
+            claude_version=session.claude_version,
+        )
+        return exc.exit_code
+    except Interrupted as exc:
+        if session.child is not None:
+            session.child.signal_group(exc.signum)
+        report_failure(
+            ClaudePrintError(f"interrupted by {exc}", EXIT_INTERRUPTED, "error_interrupted"),
+            options.output_format,
+            session_id=session.session_id or "",
+            duration_ms=_ms(time.monotonic() - started),
+            claude_version=session.claude_version,
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        session.close()
+
+
+__all__ = ["EXIT_USAGE", "Options", "report_failure", "run"]

@@ -1,0 +1,124 @@
+"""Recognise Claude Code's startup screens from the rendered text.
+
+Works on the lines of the screen model (never on raw bytes: Ink moves the
+cursor between words). A dialog is a numbered list of choices, one of them
+marked by the caret; which one is highlighted by default differs between
+versions, so the keys to send are computed from where the caret is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from claude_print import contract
+
+_CHOICE = re.compile(r"^\s*(" + contract.CARET + r")?\s*(\d+)\.\s+(\S.*?)\s*$")
+_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
+
+# Screens claude-print never answers, with what the user should do instead.
+BLOCKING_ADVICE = {
+    "api_key": (
+        "Claude Code asks whether to use the API key in ANTHROPIC_API_KEY (a billing decision "
+        "claude-print will not make for you). Run `claude` once in a terminal and answer it, "
+        "or unset ANTHROPIC_API_KEY to use your subscription login."
+    ),
+    "onboarding": (
+        "Claude Code has not been set up for this user (first-run onboarding). "
+        "Run `claude` once in a terminal and log in, then retry."
+    ),
+    "login": "Claude Code needs a login. Run `claude` once in a terminal and log in, then retry.",
+    "connectivity": (
+        "Claude Code could not reach Anthropic's services during first-run setup. "
+        "Run `claude` once in a terminal with network access, then retry."
+    ),
+}
+
+
+@dataclass
+class ScreenState:
+    kind: str  # a contract.SCREEN_MARKERS key, "ready", "choice" (unknown dialog) or "other"
+    choices: List[str] = field(default_factory=list)
+    selected: Optional[int] = None  # index into choices of the caret's entry
+
+
+def parse_choices(lines: List[str]) -> ScreenState:
+    """The last numbered list on screen and the entry the caret is on."""
+    choices: List[str] = []
+    selected: Optional[int] = None
+    for line in lines:
+        match = _CHOICE.match(line)
+        if not match:
+            continue
+        number = int(match.group(2))
+        if number == 1:  # a new list starts
+            choices, selected = [], None
+        if number != len(choices) + 1:
+            continue
+        if match.group(1):
+            selected = len(choices)
+        choices.append(match.group(3))
+    return ScreenState("choice", choices, selected)
+
+
+def is_ready(lines: List[str]) -> bool:
+    """The REPL's input box: a caret line between two rules, and the shortcuts footer."""
+    footer = any(marker in line for line in lines for marker in contract.READY_FOOTERS)
+    if not footer:
+        return False
+    for i in range(1, len(lines) - 1):
+        if lines[i].lstrip().startswith(contract.CARET) and _is_rule(lines[i - 1]):
+            return any(_is_rule(line) for line in lines[i + 1 : i + 4])
+    return False
+
+
+def _is_rule(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= 10 and set(stripped) == {contract.RULE_CHAR}
+
+
+def classify(lines: List[str]) -> ScreenState:
+    text = "\n".join(lines)
+    flat = " ".join(text.split())
+    for kind, markers in contract.SCREEN_MARKERS.items():
+        if all(marker in flat for marker in markers):
+            state = parse_choices(lines)
+            state.kind = kind
+            return state
+    if is_ready(lines):
+        return ScreenState("ready")
+    state = parse_choices(lines)
+    if state.selected is not None and len(state.choices) >= 2:
+        return state
+    return ScreenState("other")
+
+
+def keys_to_choose(state: ScreenState, label: str) -> Optional[List[bytes]]:
+    """Arrow keys from the caret to the entry starting with `label`, then Enter.
+
+    Each key is its own write: an arrow and Enter in one write act on the old
+    selection in 2.1.197.
+    """
+    if state.selected is None:
+        return None
+    for index, choice in enumerate(state.choices):
+        if choice.startswith(label):
+            moves = index - state.selected
+            key = contract.KEY_DOWN if moves > 0 else contract.KEY_UP
+            return [key] * abs(moves) + [contract.KEY_ENTER]
+    return None
+
+
+def claude_version_on_screen(lines: List[str]) -> Optional[str]:
+    for line in lines:
+        match = _VERSION.search(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def screen_excerpt(lines: List[str], limit: int = 20) -> str:
+    """The screen's non-empty lines, for error messages."""
+    kept = [line.rstrip() for line in lines if line.strip()]
+    return "\n".join("  | " + line for line in kept[-limit:])

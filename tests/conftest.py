@@ -1,0 +1,168 @@
+"""Shared fixtures: the fake Messages API, throw-away homes, and runners for
+claude-print, the real Claude Code TUI and `claude -p`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fake_api import FakeApiServer  # noqa: E402
+
+MOCK_CLAUDE = ROOT / "mock_claude" / "claude"
+FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
+CC_VERSION = "2.1.197"
+DEFAULT_CC = (
+    Path.home()
+    / ".cache"
+    / "claude-print-test"
+    / f"cc-{CC_VERSION}"
+    / "node_modules"
+    / "@anthropic-ai"
+    / "claude-code-linux-x64"
+    / "claude"
+)
+RUN_TIMEOUT = 120  # generous upper bound for one claude-print run
+
+
+def real_claude_path() -> Optional[str]:
+    path = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(DEFAULT_CC)
+    return path if os.access(path, os.X_OK) else None
+
+
+@pytest.fixture(scope="session")
+def real_claude() -> str:
+    path = real_claude_path()
+    if path is None:
+        if os.environ.get("CLAUDE_PRINT_REQUIRE_E2E"):
+            pytest.fail(
+                "the pinned real Claude Code is not installed (scripts/install-claude-code)"
+            )
+        pytest.skip("real Claude Code not installed; run scripts/install-claude-code")
+    return path
+
+
+@pytest.fixture(scope="session")
+def fake_api() -> Iterator[FakeApiServer]:
+    server = FakeApiServer().start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@dataclass
+class Sandbox:
+    """A throw-away HOME, project dir and TMPDIR for one test."""
+
+    home: Path
+    project: Path
+    tmp: Path
+    api_url: str
+
+    def env(self, **extra: str) -> Dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CLAUDE_CODE_", "ANTHROPIC_")) and k != "CLAUDECODE"
+        }
+        env.update(
+            HOME=str(self.home),
+            TMPDIR=str(self.tmp),
+            ANTHROPIC_BASE_URL=self.api_url,
+            ANTHROPIC_API_KEY=FAKE_KEY,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            PYTHONPATH=str(ROOT),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+        )
+        env.update(extra)
+        return env
+
+    def leftovers(self) -> List[str]:
+        """claude-print temp dirs and live processes that mention this sandbox."""
+        found = [str(p) for p in self.tmp.glob("claude-print-*")]
+        marker = str(self.tmp).encode()
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker in cmdline:
+                shown = cmdline.replace(b"\0", b" ")[:200]
+                found.append(f"pid {pid} ({state}): {shown!r}")
+        return found
+
+    def transcripts(self) -> List[Path]:
+        return sorted((self.home / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, fake_api: FakeApiServer) -> Sandbox:
+    home, project, tmp = tmp_path / "home", tmp_path / "project", tmp_path / "tmp"
+    for d in (home, project, tmp):
+        d.mkdir()
+    seed = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
+    }
+    (home / ".claude.json").write_text(json.dumps(seed))
+    return Sandbox(home, project, tmp, fake_api.url)
+
+
+def run_claude_print(
+    sandbox: Sandbox,
+    args: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    binary: Optional[str] = None,
+    env: Optional[Dict[str, str]] = None,
+    timeout: float = RUN_TIMEOUT,
+) -> subprocess.CompletedProcess[bytes]:
+    argv = [sys.executable, "-m", "claude_print"]
+    if binary is not None:
+        argv += ["--claude-binary", binary]
+    return subprocess.run(
+        argv + args,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(**(env or {})),
+        timeout=timeout,
+    )
+
+
+def run_claude_p(
+    sandbox: Sandbox, binary: str, args: List[str], *, stdin: Optional[bytes] = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [binary, "-p", *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def entrypoints(path: Path) -> List[str]:
+    found = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if "entrypoint" in record:
+            found.append(record["entrypoint"])
+    return found

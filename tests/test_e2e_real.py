@@ -1,0 +1,153 @@
+"""End to end against the real, pinned Claude Code and the local fake Messages API.
+
+Each case runs claude-print and `claude -p` on the same prompt and the same
+fake API, and compares what a script would see: stdout, exit code, json
+field sets and types. It also checks the reason claude-print exists (the
+transcript says "entrypoint": "cli") and that nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Dict
+
+import pytest
+from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
+from fake_api import FakeApiServer
+
+pytestmark = pytest.mark.e2e
+
+TOOL_PROMPT = "Please run it [[tool:Bash:touch /nonexistent-dir/claude-print-denied]]"
+
+
+def type_names(obj: Dict[str, Any]) -> Dict[str, str]:
+    return {k: type(v).__name__ for k, v in obj.items()}
+
+
+def assert_same_shape(ours: Dict[str, Any], theirs: Dict[str, Any]) -> None:
+    missing = set(theirs) - set(ours)
+    assert not missing, f"keys claude -p prints that we do not: {sorted(missing)}"
+    for key, value in theirs.items():
+        if value is None or ours[key] is None:
+            assert (value is None and ours[key] is None) or key in ("api_error_status",), key
+            continue
+        assert type(ours[key]) is type(value), (key, ours[key], value)
+    assert [k for k in ours if k in theirs] == list(theirs), "key order differs from claude -p"
+
+
+def assert_clean(sandbox: Sandbox) -> None:
+    assert sandbox.leftovers() == []
+
+
+def assert_interactive(sandbox: Sandbox, session_id: str) -> None:
+    [path] = [p for p in sandbox.transcripts() if p.stem == session_id]
+    found = set(entrypoints(path))
+    assert found == {"cli"}, found
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "What is 2+2?",
+        "Zeile eins: «Grüße» 🦀\n  second line, trailing spaces   \n$HOME `id` \\n 'q' \"qq\"\nend",
+    ],
+    ids=["one-line", "multiline-unicode"],
+)
+def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
+    ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert a["result"] == b["result"]
+    assert a["num_turns"] == b["num_turns"]
+    assert a["usage"]["input_tokens"] == b["usage"]["input_tokens"]
+    assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
+    assert_same_shape(a, b)
+    assert a["claude_version"] == "2.1.197"
+    assert_interactive(sandbox, a["session_id"])
+    assert_clean(sandbox)
+
+    text = run_claude_print(sandbox, [prompt], binary=real_claude)
+    text_p = run_claude_p(sandbox, real_claude, [prompt])
+    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
+    assert_clean(sandbox)
+
+
+def test_large_stdin_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    line = "The quick brown fox jumps over the lazy dog; ünïcödé ✓ 0123456789.\n"
+    # Ends without whitespace: the paste path trims trailing whitespace (pinned below).
+    data = (line * (200_000 // len(line) + 1)).encode() + b"end"
+    assert len(data) > 200_000
+    ours = run_claude_print(sandbox, [], stdin=data, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, [], stdin=data)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+    assert ours.stdout.startswith(b"ACK ")
+    assert_clean(sandbox)
+
+
+def test_stdin_appended_to_argument(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    ours = run_claude_print(sandbox, ["summarise"], stdin=b"piped\ttext", binary=real_claude)
+    assert fake_api.last_prompt_with("summarise") == "summarise\npiped    text"
+    theirs = run_claude_p(sandbox, real_claude, ["summarise"], stdin=b"piped    text")
+    assert (ours.stdout, ours.returncode) == (theirs.stdout, theirs.returncode)
+    assert_clean(sandbox)
+
+
+def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> None:
+    ours = run_claude_print(sandbox, ["--output-format", "json", TOOL_PROMPT], binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", TOOL_PROMPT])
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert a["result"] == b["result"] == "Tool turn done."
+    assert a["num_turns"] == b["num_turns"] == 2
+    strip = [{k: v for k, v in d.items() if k != "tool_use_id"} for d in b["permission_denials"]]
+    assert [
+        {k: v for k, v in d.items() if k != "tool_use_id"} for d in a["permission_denials"]
+    ] == strip
+    assert all(d["tool_use_id"].startswith("toolu_") for d in a["permission_denials"])
+    assert_same_shape(a, b)
+    assert_interactive(sandbox, a["session_id"])
+    assert_clean(sandbox)
+
+
+def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    prompt = "This fails [[error:400]]"
+    started = time.monotonic()
+    ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
+    elapsed = time.monotonic() - started
+    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
+    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    for key in ("subtype", "is_error", "api_error_status", "result", "stop_reason", "num_turns"):
+        assert a[key] == b[key], key
+    assert_same_shape(a, b)
+    assert elapsed < 60, "an API error must end the run, not wait for the timeout"
+    text = run_claude_print(sandbox, [prompt], binary=real_claude)
+    text_p = run_claude_p(sandbox, real_claude, [prompt])
+    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
+    assert_clean(sandbox)
+
+
+def test_paste_path_differences_are_pinned(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    """What the TUI's input box does to a pasted prompt (docs/contract.md), and the
+    byte-exact opt-in (--prompt-via argv) that avoids it."""
+    cases = {
+        "col1\tcol2\r\nend": "col1    col2\nend",  # tab -> 4 spaces, CRLF -> LF
+        "one line  \n": "one line",  # trailing whitespace trimmed (seen on short pastes)
+    }
+    for prompt, arrived in cases.items():
+        pasted = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
+        assert pasted.returncode == 0, pasted.stderr
+        assert fake_api.last_prompt_with(arrived[:4]) == arrived
+        exact = run_claude_print(
+            sandbox, ["--prompt-via", "argv"], stdin=prompt.encode(), binary=real_claude
+        )
+        assert exact.returncode == 0, exact.stderr
+        assert fake_api.last_prompt_with(arrived[:4]) == prompt
+    assert_clean(sandbox)
