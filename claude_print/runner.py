@@ -180,6 +180,7 @@ class Session:
         self.converter: Optional[stream.StreamConverter] = None
         self.next_tail = 0.0
         self.claude_version = ""
+        self.init_sent = False
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -241,28 +242,31 @@ class Session:
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.session_id is not None:
             self._open_tail(transcript_path(os.path.expanduser("~"), self.cwd, self.session_id))
-        if self.options.output_format == "stream-json":
-            self._emit_init()
 
     def _open_tail(self, path: str) -> None:
         self.tail = TranscriptTail(path)
         if self.options.output_format == "stream-json" and self.session_id:
             self.converter = stream.StreamConverter(self.session_id)
 
-    def _emit_init(self) -> None:
-        if self.session_id is None:
+    def _emit_init(self, model: str = "") -> None:
+        """stream-json's first line, sent once the first record tells the model in use."""
+        if self.init_sent or self.session_id is None:
             return
+        self.init_sent = True
+        memory = os.path.join(os.path.dirname(self.tail.path), "memory", "") if self.tail else None
         self.emitter.event(
             stream.init_event(
                 cwd=self.cwd,
                 session_id=self.session_id,
-                model=self.options.model or "",
+                model=model or self.options.model or "",
                 permission_mode=self.options.permission_mode
                 or ("bypassPermissions" if self.options.skip_permissions else "default"),
                 claude_version=self.claude_version or contract.TESTED_VERSION,
                 api_key_source="ANTHROPIC_API_KEY"
                 if os.environ.get("ANTHROPIC_API_KEY")
                 else "none",
+                analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),
+                memory_paths={"auto": memory} if memory else None,
             )
         )
 
@@ -425,7 +429,6 @@ class Session:
         payload = event.payload
         if self.session_id is None and isinstance(payload.get("session_id"), str):
             self.session_id = payload["session_id"]
-            self._emit_init()
         if self.tail is None and isinstance(payload.get("transcript_path"), str):
             self._open_tail(payload["transcript_path"])
         if event.name == contract.HOOK_PERMISSION_REQUEST:
@@ -439,21 +442,29 @@ class Session:
 
     def _on_tail(self, now: float) -> Optional[int]:
         self.next_tail = now + TAIL_INTERVAL
-        if self.tail is None:
-            return None
-        for record in self.tail.poll():
-            self._take(record)
+        self._poll_tail()
         if self.options.max_turns and self._turn().num_turns > self.options.max_turns:
             return self._max_turns(self._turn())
         return None
+
+    def _poll_tail(self) -> None:
+        if self.tail is not None:
+            for record in self.tail.poll():
+                self._take(record)
 
     def _take(self, record: Dict[str, Any]) -> None:
         if record.get("sessionId") != self.session_id:
             return  # another session's record, or bookkeeping without a session
         self.records.append(record)
         if self.converter is not None:
-            for event in self.converter.feed(record):
-                self.emitter.event(event)
+            self._emit_stream(self.converter.feed(record))
+
+    def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
+        for event in events:
+            if event.get("type") == "assistant":
+                self._emit_init(str(event.get("message", {}).get("model", "")))
+            self._emit_init()
+            self.emitter.event(event)
 
     def _turn(self) -> TurnSummary:
         return summarise(turn_records(self.records, self.session_id or ""))
@@ -462,7 +473,7 @@ class Session:
         """Stop fires before the TUI's write queue has flushed the turn: wait for it."""
         settle_until = time.monotonic() + TRANSCRIPT_SETTLE
         while True:
-            self._on_tail(time.monotonic())
+            self._poll_tail()
             summary = self._turn()
             if summary.complete or time.monotonic() >= settle_until:
                 break
@@ -493,8 +504,9 @@ class Session:
 
     def _flush_stream(self) -> None:
         if self.converter is not None:
-            for event in self.converter.flush():
-                self.emitter.event(event)
+            self._emit_stream(self.converter.flush())
+        if self.options.output_format == "stream-json":
+            self._emit_init()
 
     def _max_turns(self, summary: TurnSummary) -> int:
         """`claude -p` stops before the API call that would pass the limit; so do we."""
@@ -508,6 +520,9 @@ class Session:
             num_turns=limit + 1,
             usage=summary.usage,
             total_cost_usd=summary.total_cost_usd,
+            model_usage=summary.model_usage,
+            permission_denials=summary.permission_denials
+            or _denials_with_ids(self.denials, summary.tool_uses),
             stop_reason="tool_use",
             claude_version=self.claude_version or contract.TESTED_VERSION,
             terminal_reason="max_turns",

@@ -287,6 +287,7 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.log_path = log_path
         self.requests: List[Dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
 
     @property
     def url(self) -> str:
@@ -295,16 +296,30 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     def record(self, entry: Dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(entry)
+            self._arrived.notify_all()
             if self.log_path:
                 with open(self.log_path, "a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")
 
-    def last_prompt_with(self, needle: str) -> str:
+    def wait_for_prompt(self, needle: str, timeout: float) -> bool:
+        """Block until a turn request whose prompt contains `needle` has arrived."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while not self.last_prompt_with(needle, locked=True):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._arrived.wait(left)
+        return True
+
+    def last_prompt_with(self, needle: str, locked: bool = False) -> str:
         """The latest turn prompt (not a side request) containing `needle`."""
-        with self._lock:
-            for entry in reversed(self.requests):
-                if not entry["side"] and needle in entry["prompt"]:
-                    return str(entry["prompt"])
+        if not locked:
+            with self._lock:
+                return self.last_prompt_with(needle, locked=True)
+        for entry in reversed(self.requests):
+            if not entry["side"] and needle in entry["prompt"]:
+                return str(entry["prompt"])
         return ""
 
     def start(self) -> FakeApiServer:

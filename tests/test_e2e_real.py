@@ -9,11 +9,14 @@ transcript says "entrypoint": "cli") and that nothing is left behind.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
-from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
+from conftest import RUN_TIMEOUT, Sandbox, entrypoints, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
 
 pytestmark = pytest.mark.e2e
@@ -150,4 +153,98 @@ def test_paste_path_differences_are_pinned(
         )
         assert exact.returncode == 0, exact.stderr
         assert fake_api.last_prompt_with(arrived[:4]) == prompt
+    assert_clean(sandbox)
+
+
+def stream_events(stdout: bytes) -> List[Dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("prompt", ["What is 2+2?", TOOL_PROMPT], ids=["plain", "tool"])
+def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
+    args = ["--output-format", "stream-json", "--verbose", prompt]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+    )
+    assert proc.stdout is not None
+    lines: List[bytes] = []
+    first_assistant_at = None
+    for line in proc.stdout:
+        lines.append(line)
+        if first_assistant_at is None and b'"type":"assistant"' in line:
+            first_assistant_at = time.monotonic()
+            assert proc.poll() is None, "the assistant event must arrive while the run goes on"
+    proc.wait(timeout=RUN_TIMEOUT)
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else b""
+    assert first_assistant_at is not None
+    ours = stream_events(b"".join(lines))
+    theirs = stream_events(run_claude_p(sandbox, real_claude, args).stdout)
+    assert [(e["type"], e.get("subtype")) for e in ours] == [
+        (e["type"], e.get("subtype")) for e in theirs
+    ]
+    for a, b in zip(ours, theirs):
+        assert set(b) <= set(a), (b["type"], sorted(set(b) - set(a)))
+        for key in b:
+            if a[key] is not None and b[key] is not None:
+                assert type(a[key]) is type(b[key]), (b["type"], key)
+        if b["type"] in ("assistant", "user"):
+            assert a["session_id"] == ours[0]["session_id"]
+            assert set(b["message"]) <= set(a["message"]), sorted(
+                set(b["message"]) - set(a["message"])
+            )
+    assert ours[-1]["result"] == theirs[-1]["result"]
+    assert_clean(sandbox)
+
+
+def test_max_turns_reported_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--output-format", "json", "--max-turns", "1", TOOL_PROMPT]
+    ours = run_claude_print(sandbox, args, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, args)
+    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    for key in ("subtype", "is_error", "num_turns", "errors", "terminal_reason", "stop_reason"):
+        assert a[key] == b[key], key
+    assert_same_shape(a, b)
+    text = run_claude_print(sandbox, args[2:], binary=real_claude)
+    text_p = run_claude_p(sandbox, real_claude, args[2:])
+    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
+    assert_clean(sandbox)
+
+
+def test_timeout_ends_the_run(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--output-format", "json", "--timeout", "4", "Slow [[sleep:60]]"]
+    started = time.monotonic()
+    proc = run_claude_print(sandbox, args, binary=real_claude)
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 124, proc.stderr
+    obj = json.loads(proc.stdout)
+    assert (obj["subtype"], obj["is_error"]) == ("error_timeout", True)
+    assert b"timed out after 4s" in proc.stderr
+    assert_clean(sandbox)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_mid_answer(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, signum: int
+) -> None:
+    marker = f"Slow {signum} {sandbox.project.name} [[sleep:60]]"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, marker],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+    )
+    assert fake_api.wait_for_prompt(marker, timeout=60), "the turn never reached the API"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    assert b"Traceback" not in err
     assert_clean(sandbox)
