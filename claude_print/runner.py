@@ -8,6 +8,7 @@ function or a small class; only this module sees the whole picture.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -416,6 +417,12 @@ class Session:
             self.trace("input box ready; the argv prompt submits itself")
 
     def _screen_message(self, what: str, lines: List[str]) -> str:
+        """A failure message with the screen's text and, if it drifted, Claude Code's version."""
+        if not self.claude_version:
+            from claude_print.doctor import claude_version  # only on this failure path
+
+            with contextlib.suppress(ClaudePrintError):
+                self.claude_version = claude_version(self.options.claude_binary)
         drift = ""
         if self.claude_version and self.claude_version != contract.TESTED_VERSION:
             drift = f" (Claude Code {self.claude_version}; tested with {contract.TESTED_VERSION})"

@@ -118,7 +118,7 @@ def claude_version_on_screen(lines: List[str]) -> Optional[str]:
     return None
 
 
-def screen_excerpt(lines: List[str], limit: int = 20) -> str:
+def screen_excerpt(lines: List[str], limit: int = 20, width: int = 100) -> str:
     """The screen's non-empty lines, for error messages."""
-    kept = [line.rstrip() for line in lines if line.strip()]
+    kept = [line.rstrip()[:width] for line in lines if line.strip()]
     return "\n".join("  | " + line for line in kept[-limit:])
