@@ -78,6 +78,7 @@ class PtyChild:
         os.set_blocking(self.fd, False)
         self.pid = self.process.pid
         self.eof = False
+        self._term_sent = False
 
     def read(self) -> bytes:
         """Whatever output is ready; b"" when nothing is, sets `eof` when the child hung up."""
@@ -111,18 +112,22 @@ class PtyChild:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signum)
 
+    def request_exit(self) -> None:
+        """SIGTERM the TUI itself (once): it flushes its transcript and ends its hooks."""
+        if not self._term_sent and self.process.poll() is None:
+            self._term_sent = True
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signal.SIGTERM)
+
     def terminate(self, grace: float = 1.0) -> int:
-        """SIGTERM the group, then SIGKILL after `grace`; always reaps. Returns the status."""
-        code = self.process.poll()
-        if code is None:
-            self.signal_group(signal.SIGTERM)
-            code = self._wait(grace)
+        """SIGTERM, then SIGKILL to the whole group after `grace`; always reaps."""
+        self.request_exit()
+        code = self._wait(grace)
         if code is None:
             self.signal_group(signal.SIGKILL)
             code = self.process.wait()
-        else:
-            # Leader gone: make sure nothing of its group outlives it.
-            self.signal_group(signal.SIGKILL)
+        # The leader is gone: nothing of its group may outlive it.
+        self.signal_group(signal.SIGKILL)
         self.close()
         return code
 

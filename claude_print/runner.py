@@ -478,6 +478,10 @@ class Session:
 
     def _finish(self, event: HookEvent) -> int:
         """Stop fires before the TUI's write queue has flushed the turn: wait for it."""
+        if self.child is not None:
+            # The answer is decided: let the TUI shut down (and flush its
+            # transcript) while we read it, instead of after printing.
+            self.child.request_exit()
         settle_until = time.monotonic() + TRANSCRIPT_SETTLE
         while True:
             self._poll_tail()
