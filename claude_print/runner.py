@@ -71,11 +71,22 @@ class Interrupted(Exception):
 
 
 class Emitter:
-    """Writes results to stdout; a closed pipe (SIGPIPE) ends output quietly."""
+    """Writes results to stdout; a closed pipe (SIGPIPE) ends output quietly.
 
-    def __init__(self, output_format: str) -> None:
+    `json --verbose` collects every event and prints them as one JSON array at
+    the end, as `claude -p --output-format json --verbose` does.
+    """
+
+    def __init__(self, output_format: str, verbose: bool = False) -> None:
         self.output_format = output_format
+        self.collected: Optional[List[Dict[str, Any]]] = (
+            [] if output_format == "json" and verbose else None
+        )
         self.broken = False
+
+    @property
+    def streams_events(self) -> bool:
+        return self.output_format == "stream-json" or self.collected is not None
 
     def line(self, text: str) -> None:
         if self.broken:
@@ -91,11 +102,16 @@ class Emitter:
             os.close(devnull)
 
     def event(self, obj: Dict[str, Any]) -> None:
-        self.line(output.render_json(obj))
+        if self.collected is not None:
+            self.collected.append(obj)
+        else:
+            self.line(output.render_json(obj))
 
     def result(self, obj: Dict[str, Any]) -> None:
         if self.output_format == "text":
             self.line(output.render_text(obj))
+        elif self.collected is not None:
+            self.line(output.render_json([*self.collected, obj]))
         else:
             self.event(obj)
 
@@ -246,7 +262,7 @@ class Session:
 
     def _open_tail(self, path: str) -> None:
         self.tail = TranscriptTail(path)
-        if self.options.output_format == "stream-json" and self.session_id:
+        if self.emitter.streams_events and self.session_id:
             self.converter = stream.StreamConverter(self.session_id)
 
     def _emit_init(self, model: str = "") -> None:
@@ -516,7 +532,7 @@ class Session:
     def _flush_stream(self) -> None:
         if self.converter is not None:
             self._emit_stream(self.converter.flush())
-        if self.options.output_format == "stream-json":
+        if self.emitter.streams_events:
             self._emit_init()
 
     def _max_turns(self, summary: TurnSummary) -> int:
@@ -599,7 +615,7 @@ def _denials_with_ids(
 def run(options: Options) -> int:
     started = time.monotonic()
     trace = Trace(options.verbose, started)
-    emitter = Emitter(options.output_format)
+    emitter = Emitter(options.output_format, options.verbose)
     session = Session(options, trace, emitter, started)
     try:
         return session.run()

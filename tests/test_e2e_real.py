@@ -248,3 +248,15 @@ def test_signal_mid_answer(
     assert b"interrupted" in err
     assert b"Traceback" not in err
     assert_clean(sandbox)
+
+
+def test_json_verbose_is_an_event_array_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--output-format", "json", "--verbose", "What is 2+2?"]
+    ours = run_claude_print(sandbox, args, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, args)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert [e["type"] for e in a] == [e["type"] for e in b] == ["system", "assistant", "result"]
+    assert a[-1]["result"] == b[-1]["result"]
+    assert b"[claude-print +" in ours.stderr, "--verbose traces go to stderr"
+    assert_clean(sandbox)
