@@ -494,10 +494,6 @@ class Session:
 
     def _finish(self, event: HookEvent) -> int:
         """Stop fires before the TUI's write queue has flushed the turn: wait for it."""
-        if self.child is not None:
-            # The answer is decided: let the TUI shut down (and flush its
-            # transcript) while we read it, instead of after printing.
-            self.child.request_exit()
         settle_until = time.monotonic() + TRANSCRIPT_SETTLE
         while True:
             self._poll_tail()
@@ -505,6 +501,10 @@ class Session:
             if summary.complete or time.monotonic() >= settle_until:
                 break
             time.sleep(TRANSCRIPT_POLL)
+        if self.child is not None:
+            # The turn is on disk: let the TUI shut down while we print. (Not
+            # before: a SIGTERM can drop records still in its write queue.)
+            self.child.request_exit()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
         if not summary.complete:
