@@ -1,11 +1,40 @@
-"""`--check`: a credential-free self-test, one line per check."""
+"""`--check`: a credential-free self-test, one line per check.
+
+Each check prints ``ok   <check>: detail``, ``warn <check>: detail`` or
+``FAIL <check>: detail``. The exit code is 0 when nothing failed (warnings
+allowed) and 2 otherwise. Nothing here talks to Anthropic: Claude Code itself
+is only asked for ``--version``; the full round trip runs claude-print against
+mock_claude (a fake TUI) in a throw-away HOME, when mock_claude is installed.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
 import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from typing import Dict, List, Optional, Set, TextIO, Tuple
 
 from claude_print import contract
-from claude_print.errors import ClaudePrintError
+from claude_print.errors import EXIT_OK, EXIT_USAGE, ClaudePrintError
+from claude_print.relay import TEMP_PREFIX
+
+MIN_PYTHON = (3, 8)
+ORPHAN_AGE_SECS = 3600.0
+ROUND_TRIP_TIMEOUT = 60.0
+ROUND_TRIP_PROMPT = "claude-print --check: a round trip through mock_claude."
+# Relay dirs are made by relay.Relay as `claude-print-<pid>-<random>`.
+_RELAY_DIR = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]+$")
+# The user's environment must not steer the round trip.
+_ROUND_TRIP_DROPPED_PREFIXES = ("CLAUDE_CODE_", "ANTHROPIC_", "MOCK_CLAUDE_", "CLAUDE_PRINT_")
+_ROUND_TRIP_DROPPED_NAMES = ("CLAUDECODE", "CLAUDE_CONFIG_DIR", "SHIV_FORCE_EXTRACT")
 
 
 def claude_version(binary: str) -> str:
@@ -22,5 +51,378 @@ def claude_version(binary: str) -> str:
     return match.group(1).decode()
 
 
+class Report:
+    """Prints one line per check and remembers whether any failed."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.failed = False
+
+    def line(self, status: str, check: str, detail: str) -> None:
+        if status == "FAIL":
+            self.failed = True
+        self.out.write(f"{status:<4} {check}: {detail}\n")
+        self.out.flush()
+
+    def ok(self, check: str, detail: str) -> None:
+        self.line("ok", check, detail)
+
+    def warn(self, check: str, detail: str) -> None:
+        self.line("warn", check, detail)
+
+    def fail(self, check: str, detail: str) -> None:
+        self.line("FAIL", check, detail)
+
+
 def run(binary: str, clean: bool = False) -> int:
-    raise ClaudePrintError("--check is not implemented yet")
+    """Run every check; 0 when none failed, 2 otherwise."""
+    report = Report(sys.stdout)
+    check_python(report)
+    check_config(report)
+    check_claude(report, binary)
+    check_pty(report)
+    check_tmpdir(report)
+    check_round_trip(report)
+    check_orphans(report, clean)
+    return EXIT_USAGE if report.failed else EXIT_OK
+
+
+# --- the checks ------------------------------------------------------------------------
+
+
+def check_python(report: Report) -> None:
+    version = ".".join(str(n) for n in sys.version_info[:3])
+    where = sys.executable or "unknown interpreter"
+    if sys.version_info[:2] < MIN_PYTHON:
+        report.fail("python", f"{version} ({where}); claude-print needs 3.8 or newer")
+    else:
+        report.ok("python", f"{version} ({where})")
+
+
+def check_config(report: Report) -> None:
+    from claude_print.config import config_path, load_defaults
+
+    path = config_path(os.environ)
+    try:
+        defaults = load_defaults(os.environ)
+    except ClaudePrintError as exc:
+        report.fail("config", exc.message)
+        return
+    if path is None or not os.path.exists(path):
+        report.ok("config", f"no config file ({path or 'neither XDG_CONFIG_HOME nor HOME set'})")
+        return
+    values = {k: v for k, v in vars(defaults).items() if v is not None}
+    shown = ", ".join(f"{k}={v!r}" for k, v in values.items()) or "no values"
+    report.ok("config", f"{path}: {shown}")
+
+
+def check_claude(report: Report, binary: str) -> None:
+    from claude_print.cli import resolve_binary
+
+    try:
+        path = resolve_binary(binary)
+        version = claude_version(path)
+    except ClaudePrintError as exc:
+        report.fail("claude", exc.message)
+        return
+    if version == contract.TESTED_VERSION:
+        report.ok("claude", f"{path}: Claude Code {version} (the tested version)")
+    else:
+        report.warn(
+            "claude",
+            f"{path}: Claude Code {version}, but claude-print was tested with "
+            f"{contract.TESTED_VERSION}; screens, hooks or transcripts may differ "
+            "(a drift shows as a loud error naming the screen; try a prompt with --verbose)",
+        )
+
+
+def check_pty(report: Report) -> None:
+    try:
+        master, slave = os.openpty()
+    except OSError as exc:
+        report.fail(
+            "pty",
+            f"cannot open a pseudo-terminal ({exc}); in a container, mount /dev/pts "
+            "(and /dev/ptmx) or run with a TTY-capable runtime",
+        )
+        return
+    try:
+        name = os.ttyname(slave)
+    except OSError:
+        name = "a pty"
+    finally:
+        os.close(master)
+        os.close(slave)
+    report.ok("pty", f"opened {name}")
+
+
+def check_tmpdir(report: Report) -> None:
+    env = os.environ.get("TMPDIR")
+    if env and not os.path.isdir(env):
+        what = "does not exist" if not os.path.exists(env) else "is not a directory"
+        report.fail("tmpdir", f"TMPDIR={env} {what}; point it at a writable directory")
+        return
+    root = tempfile.gettempdir()
+    try:
+        scratch = tempfile.mkdtemp(prefix="claude-print-check-", dir=root)
+    except OSError as exc:
+        report.fail("tmpdir", f"cannot create a directory in {root} ({exc}); set TMPDIR")
+        return
+    try:
+        fifo = os.path.join(scratch, "check.fifo")
+        os.mkfifo(fifo, 0o600)
+        os.unlink(fifo)
+    except OSError as exc:
+        report.fail("tmpdir", f"cannot make a FIFO in {root} ({exc}); set TMPDIR elsewhere")
+        return
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    report.ok("tmpdir", f"{root} is writable and takes FIFOs")
+
+
+def check_round_trip(report: Report) -> None:
+    mock = find_mock_claude()
+    if mock is None:
+        report.warn(
+            "round trip",
+            "skipped: no mock-claude next to claude-print and no mock_claude/claude checkout "
+            "(install.sh installs it unless SKIP_MOCK_CLAUDE=1)",
+        )
+        return
+    ok, detail = round_trip(mock)
+    if ok:
+        report.ok("round trip", detail)
+    else:
+        report.fail("round trip", detail)
+
+
+def check_orphans(report: Report, clean: bool) -> None:
+    root = tempfile.gettempdir()
+    orphans = find_orphans(root, time.time())
+    if not orphans:
+        report.ok("temp dirs", f"no {TEMP_PREFIX}<pid>-* dirs older than 1h in {root}")
+        return
+    if not clean:
+        names = ", ".join(os.path.basename(path) for path, _ in orphans)
+        report.warn(
+            "temp dirs",
+            f"{len(orphans)} {TEMP_PREFIX}<pid>-* dir(s) older than 1h in {root}: {names} "
+            "(`claude-print --check --clean` removes those whose process is gone)",
+        )
+        return
+    removed: List[str] = []
+    kept: List[str] = []
+    failed: List[str] = []
+    for path, pid in orphans:
+        name = os.path.basename(path)
+        if pid_alive(pid):
+            kept.append(f"{name} (pid {pid} is running)")
+            continue
+        try:
+            shutil.rmtree(path)
+        except OSError as exc:
+            failed.append(f"{name} ({exc.strerror or exc})")
+        else:
+            removed.append(name)
+    summary = f"removed {len(removed)} orphaned dir(s) from {root}"
+    if failed:
+        report.fail("temp dirs", f"{summary}; could not remove: {', '.join(failed)}")
+    elif kept:
+        report.warn("temp dirs", f"{summary}; kept: {', '.join(kept)}")
+    else:
+        report.ok("temp dirs", summary + (f": {', '.join(removed)}" if removed else ""))
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def find_orphans(root: str, now: float) -> List[Tuple[str, int]]:
+    """(path, owning pid) of this user's relay dirs in `root` untouched for over an hour."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    found = []
+    uid = os.geteuid()
+    for name in names:
+        match = _RELAY_DIR.match(name)
+        if match is None:
+            continue
+        path = os.path.join(root, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
+            continue  # a symlink, a file, or another user's
+        if now - st.st_mtime > ORPHAN_AGE_SECS:
+            found.append((path, int(match.group(1))))
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OverflowError:
+        return False
+    return True
+
+
+def _program_path() -> Optional[str]:
+    """The running claude-print's file (the .pyz, or the installed script), if any."""
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if not argv0 or argv0 == "-c":
+        return None
+    if os.sep not in argv0:
+        found = shutil.which(argv0)
+        if found is None:
+            return None
+        argv0 = found
+    return os.path.abspath(argv0)
+
+
+def _is_zipapp(path: Optional[str]) -> bool:
+    return path is not None and os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
+def _checkout_root() -> str:
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    return os.path.dirname(package_dir)
+
+
+def find_mock_claude() -> Optional[str]:
+    """`mock-claude` beside the running program (install.sh), else a checkout's mock."""
+    candidates: List[str] = []
+    program = _program_path()
+    if program is not None:
+        for directory in (os.path.dirname(program), os.path.dirname(os.path.realpath(program))):
+            candidates.append(os.path.join(directory, "mock-claude"))
+            # dist/claude-print.pyz in a checkout
+            candidates.append(os.path.join(directory, os.pardir, "mock_claude", "claude"))
+    candidates.append(os.path.join(_checkout_root(), "mock_claude", "claude"))
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.normpath(os.path.abspath(candidate))
+    return None
+
+
+def self_command() -> Tuple[List[str], Dict[str, str]]:
+    """How to start this claude-print again: argv, and environment additions."""
+    program = _program_path()
+    if _is_zipapp(program):
+        assert program is not None
+        return [sys.executable, program], {}
+    return [sys.executable, "-m", "claude_print"], {"PYTHONPATH": _checkout_root()}
+
+
+def round_trip_env(home: str, extra: Dict[str, str]) -> Dict[str, str]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(_ROUND_TRIP_DROPPED_PREFIXES)
+        and name not in _ROUND_TRIP_DROPPED_NAMES
+    }
+    if "PYTHONPATH" in extra and env.get("PYTHONPATH"):
+        extra = {"PYTHONPATH": extra["PYTHONPATH"] + os.pathsep + env["PYTHONPATH"]}
+    env.update(extra)
+    if not env.get("SHIV_ROOT"):
+        # A .pyz keeps using its usual cache rather than extracting into the throw-away HOME.
+        real_home = os.path.expanduser("~")
+        if os.path.isabs(real_home):
+            env["SHIV_ROOT"] = os.path.join(real_home, ".shiv")
+    env.update(
+        HOME=home, TMPDIR=os.path.join(home, "tmp"), XDG_CONFIG_HOME=os.path.join(home, ".config")
+    )
+    return env
+
+
+def expected_answer(prompt: str) -> str:
+    digest = hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:12]
+    return f"ACK {len(prompt)} {digest}"
+
+
+def round_trip(mock: str) -> Tuple[bool, str]:
+    """Run claude-print on `mock` with a fixed prompt on stdin; (passed, detail)."""
+    argv, extra = self_command()
+    argv += [
+        "--claude-binary",
+        mock,
+        "--output-format",
+        "json",
+        "--timeout",
+        f"{ROUND_TRIP_TIMEOUT - 10:g}",
+    ]
+    home = tempfile.mkdtemp(prefix="claude-print-check-home-")
+    try:
+        project = os.path.join(home, "project")
+        os.mkdir(project)
+        os.mkdir(os.path.join(home, "tmp"))
+        started = time.monotonic()
+        try:
+            proc = subprocess.run(
+                argv,
+                input=ROUND_TRIP_PROMPT.encode(),
+                capture_output=True,
+                cwd=project,
+                env=round_trip_env(home, extra),
+                timeout=ROUND_TRIP_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return False, f"claude-print on {mock} did not finish in {ROUND_TRIP_TIMEOUT:g}s"
+        except OSError as exc:
+            return False, f"cannot run {argv[0]}: {exc}"
+        elapsed = time.monotonic() - started
+        return _judge(proc, mock, elapsed, home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _judge(
+    proc: subprocess.CompletedProcess[bytes], mock: str, elapsed: float, home: str
+) -> Tuple[bool, str]:
+    stderr = proc.stderr.decode("utf-8", "replace").strip()
+    last_error = stderr.splitlines()[-1] if stderr else "no message on stderr"
+    try:
+        obj = json.loads(proc.stdout)
+    except ValueError:
+        obj = None
+    if proc.returncode != 0:
+        return False, f"claude-print on {mock} exited {proc.returncode}: {last_error}"
+    if not isinstance(obj, dict):
+        return False, f"claude-print on {mock} printed no JSON object: {proc.stdout[:200]!r}"
+    want = expected_answer(ROUND_TRIP_PROMPT)
+    if obj.get("result") != want or obj.get("is_error") is not False:
+        return False, f"expected result {want!r}, got {obj.get('result')!r}"
+    entry = _transcript_entrypoints(home, str(obj.get("session_id", "")))
+    if entry != {"cli"}:
+        return False, f"the transcript's entrypoint is {sorted(entry) or 'missing'}, not cli"
+    leftovers = os.listdir(os.path.join(home, "tmp"))
+    if leftovers:
+        return False, f"claude-print left temp files behind: {leftovers}"
+    return True, f"{mock} answered {want!r} in {elapsed:.1f}s (entrypoint cli)"
+
+
+def _transcript_entrypoints(home: str, session_id: str) -> Set[str]:
+    found: Set[str] = set()
+    projects = os.path.join(home, ".claude", "projects")
+    if not session_id or not os.path.isdir(projects):
+        return found
+    for slug in os.listdir(projects):
+        path = os.path.join(projects, slug, session_id + ".jsonl")
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("entrypoint"), str):
+                    found.add(record["entrypoint"])
+    return found
