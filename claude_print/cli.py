@@ -6,11 +6,12 @@ import argparse
 import os
 import shutil
 import sys
+import uuid
 from dataclasses import dataclass, field
 from typing import BinaryIO, List, Mapping, Optional, Sequence
 
 from claude_print import __version__, contract
-from claude_print.errors import EXIT_USAGE, ClaudePrintError
+from claude_print.errors import ClaudePrintError
 
 MAX_PROMPT_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 3600.0
@@ -35,6 +36,7 @@ class Options:
     permission_mode: Optional[str] = None
     model: Optional[str] = None
     resume: bool = False  # --resume / --continue: the session id is not ours to choose
+    session_id: Optional[str] = None  # --session-id: the caller's choice
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mcp-config", metavar="FILE")
     p.add_argument("--resume", "-r", metavar="SESSION_ID")
     p.add_argument("--continue", "-c", dest="continue_", action="store_true")
+    p.add_argument("--session-id", metavar="UUID", type=_uuid, help="use this session id")
     p.add_argument("--fallback-model")
     p.add_argument("--effort")
     p.add_argument(
@@ -109,6 +112,13 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be a positive integer")
     return value
+
+
+def _uuid(text: str) -> str:
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a UUID: {text!r}") from None
 
 
 def _positive_float(text: str) -> float:
@@ -220,11 +230,17 @@ def parse_options(
     from claude_print.config import load_defaults
 
     args = build_parser().parse_args(list(argv))
+    if args.version or args.check:
+        # The doctor reports a broken config itself; --version must not depend on it.
+        try:
+            configured = load_defaults(environ).claude_binary
+        except ClaudePrintError:
+            configured = None
+        args.claude_binary = args.claude_binary or configured or "claude"
+        return args, None
     defaults = load_defaults(environ)
     binary = args.claude_binary or defaults.claude_binary or "claude"
     args.claude_binary = binary
-    if args.version or args.check:
-        return args, None
     if args.clean:
         raise ClaudePrintError("--clean only goes with --check")
     stdin_is_tty = _is_tty(stdin)
@@ -234,6 +250,18 @@ def parse_options(
         else read_stdin(stdin)
     )
     prompt, source = build_prompt(args.prompt, args.input_file, stdin_data, stdin_is_tty)
+    size = len(prompt.encode("utf-8"))
+    if args.prompt_via == "argv" and size > contract.MAX_ARGV_PROMPT_BYTES:
+        raise ClaudePrintError(
+            f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
+            f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
+        )
+    try:
+        os.getcwd()
+    except OSError as exc:
+        raise ClaudePrintError(
+            f"the current directory is gone ({exc.strerror or exc}): cd somewhere that exists"
+        ) from exc
     if args.model is None and defaults.model:
         args.model = defaults.model
     options = Options(
@@ -252,6 +280,7 @@ def parse_options(
         permission_mode=args.permission_mode,
         model=args.model,
         resume=bool(args.resume or args.continue_),
+        session_id=args.session_id,
     )
     if options.include_partial_messages:
         raise ClaudePrintError(
@@ -276,18 +305,42 @@ def resolve_binary(name: str) -> str:
             "`npm install -g @anthropic-ai/claude-code` or pass --claude-binary PATH)"
         )
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise ClaudePrintError(f"--claude-binary {path}: not an executable file")
+        if not os.path.exists(path):
+            why = "it does not exist"
+        elif os.path.isdir(path):
+            why = "it is a directory"
+        elif not os.path.isfile(path):
+            why = "it is not a regular file"
+        else:
+            why = "it has no execute permission"
+        raise ClaudePrintError(f"--claude-binary {path}: not an executable file ({why})")
     return path
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     from claude_print.errors import EXIT_INTERRUPTED
 
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = _main(sys.argv[1:] if argv is None else argv)
+        code = _main(args)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
+    except Exception as exc:  # a bug: still exit 2 with one line, not 1 with a traceback
+        code = _internal_error(exc, args)
     sys.exit(code)
+
+
+def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
+    from claude_print import runner
+
+    if "--verbose" in argv:
+        import traceback
+
+        traceback.print_exc()
+    hint = "" if "--verbose" in argv else " (--verbose shows the traceback)"
+    error = ClaudePrintError(f"internal error: {type(exc).__name__}: {exc}{hint}")
+    runner.report_failure(error, _requested_format(argv))
+    return error.exit_code
 
 
 def _main(argv: Sequence[str]) -> int:
@@ -326,5 +379,6 @@ def print_version(binary: str) -> int:
         wrapped = claude_version(resolve_binary(binary))
     except ClaudePrintError:
         wrapped = "not found"
+    # Exit 0 either way: --version reports, --check judges.
     print(f"claude-print {__version__} (wrapping claude {wrapped})")
-    return 0 if wrapped != "not found" else EXIT_USAGE
+    return 0

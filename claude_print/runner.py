@@ -44,6 +44,7 @@ STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
 REANSWER_AFTER = 2.0  # a screen that did not react to our keys gets them again
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
+MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 TAIL_INTERVAL = 0.05
 TEARDOWN_GRACE = 2.0
@@ -175,7 +176,9 @@ class Session:
         self.started = started
         self.deadline = started + options.timeout
         self.cwd = os.getcwd()
-        self.session_id: Optional[str] = None if options.resume else str(uuid.uuid4())
+        self.session_id: Optional[str] = options.session_id or (
+            None if options.resume else str(uuid.uuid4())
+        )
         self.delivery = choose_delivery(options)
         self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
         self.probes = ProbeResponder(
@@ -198,6 +201,7 @@ class Session:
         self.next_tail = 0.0
         self.claude_version = ""
         self.init_sent = False
+        self.closed_at: Optional[float] = None
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -466,8 +470,20 @@ class Session:
     def _on_tail(self, now: float) -> Optional[int]:
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
-        if self.options.max_turns and self._turn().num_turns > self.options.max_turns:
-            return self._max_turns(self._turn())
+        summary = self._turn()
+        if self.options.max_turns and summary.num_turns > self.options.max_turns:
+            return self._max_turns(summary)
+        if summary.turn_closed:
+            # The transcript says the turn is over, yet no Stop/StopFailure came.
+            self.closed_at = self.closed_at or now
+            if now - self.closed_at >= MISSING_HOOK_GRACE:
+                raise ClaudePrintError(
+                    self._screen_message(
+                        f"the turn ended {MISSING_HOOK_GRACE:g}s ago in the transcript but no "
+                        "Stop/StopFailure hook arrived: Claude Code's hooks may have changed",
+                        self.screen.lines(),
+                    )
+                )
         return None
 
     def _poll_tail(self) -> None:
