@@ -87,11 +87,13 @@ class Relay:
     def __init__(
         self, tmp_root: Optional[str] = None, extra_settings: Optional[Dict[str, Any]] = None
     ) -> None:
+        where = tmp_root or temp_root()
         try:
-            self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=tmp_root)
+            self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=where)
         except OSError as exc:
-            where = tmp_root or tempfile.gettempdir()
-            raise ClaudePrintError(f"cannot create a private temp dir in {where}: {exc}") from exc
+            raise ClaudePrintError(
+                f"cannot create a private temp dir in {where}: {exc.strerror or exc}"
+            ) from exc
         self.read_fd = -1
         self._keeper_fd = -1
         self._buffer = b""
@@ -139,11 +141,28 @@ class Relay:
         return HookEvent(name, payload)
 
     def close(self) -> None:
+        # Remove the FIFO while we still hold its read end: a late hook then fails to
+        # open it (ENOENT) instead of blocking forever in open() on a reader-less FIFO.
+        shutil.rmtree(self.dir, ignore_errors=True)
         for fd in (self.read_fd, self._keeper_fd):
             if fd >= 0:
                 os.close(fd)
         self.read_fd = self._keeper_fd = -1
-        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def temp_root() -> str:
+    """$TMPDIR when it is set, else the system default.
+
+    tempfile.gettempdir() silently falls back to /tmp (or the cwd) when $TMPDIR is
+    missing or unwritable; a user who set TMPDIR should hear that it does not work.
+    """
+    env = os.environ.get("TMPDIR")
+    if not env:
+        return tempfile.gettempdir()
+    if not os.path.isdir(env):
+        what = "does not exist" if not os.path.exists(env) else "is not a directory"
+        raise ClaudePrintError(f"TMPDIR={env} {what}: claude-print needs a private temp dir there")
+    return env
 
 
 def _write_private(path: str, text: str) -> None:

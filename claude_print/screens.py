@@ -17,21 +17,22 @@ from claude_print import contract
 _CHOICE = re.compile(r"^\s*(" + contract.CARET + r")?\s*(\d+)\.\s+(\S.*?)\s*$")
 _VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
 
-# Screens claude-print never answers, with what the user should do instead.
+# Screens claude-print never answers, with what the user should do instead (no final
+# period: the failure message goes on with ". Screen:" and the screen's text).
 BLOCKING_ADVICE = {
     "api_key": (
         "Claude Code asks whether to use the API key in ANTHROPIC_API_KEY (a billing decision "
         "claude-print will not make for you). Run `claude` once in a terminal and answer it, "
-        "or unset ANTHROPIC_API_KEY to use your subscription login."
+        "or unset ANTHROPIC_API_KEY to use your subscription login"
     ),
     "onboarding": (
         "Claude Code has not been set up for this user (first-run onboarding). "
-        "Run `claude` once in a terminal and log in, then retry."
+        "Run `claude` once in a terminal and log in, then retry"
     ),
-    "login": "Claude Code needs a login. Run `claude` once in a terminal and log in, then retry.",
+    "login": "Claude Code needs a login. Run `claude` once in a terminal and log in, then retry",
     "connectivity": (
         "Claude Code could not reach Anthropic's services during first-run setup. "
-        "Run `claude` once in a terminal with network access, then retry."
+        "Run `claude` once in a terminal with network access, then retry"
     ),
 }
 
@@ -78,14 +79,24 @@ def _is_rule(line: str) -> bool:
     return len(stripped) >= 10 and set(stripped) == {contract.RULE_CHAR}
 
 
+# The first-run welcome banner stays on screen above the screens that follow it
+# ("Unable to connect ...", the login choices): those, when present, say more.
+_BANNER_KINDS = ("onboarding",)
+
+
 def classify(lines: List[str]) -> ScreenState:
     text = "\n".join(lines)
     flat = " ".join(text.split())
-    for kind, markers in contract.SCREEN_MARKERS.items():
-        if all(marker in flat for marker in markers):
-            state = parse_choices(lines)
-            state.kind = kind
-            return state
+    found = [
+        kind
+        for kind, markers in contract.SCREEN_MARKERS.items()
+        if all(marker in flat for marker in markers)
+    ]
+    if found:
+        specific = [kind for kind in found if kind not in _BANNER_KINDS]
+        state = parse_choices(lines)
+        state.kind = (specific or found)[0]
+        return state
     if is_ready(lines):
         return ScreenState("ready")
     state = parse_choices(lines)

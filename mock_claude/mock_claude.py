@@ -48,13 +48,15 @@ Scenarios (MOCK_CLAUDE_SCENARIO):
     api_key_prompt     "Detected a custom API key" dialog, "No (recommended)" highlighted
     onboarding         "Welcome to Claude Code" + login method choices; waits
     onboarding_offline the captured offline welcome: "Unable to connect..." and exit 1
-    bypass_warning     show the bypass warning with --dangerously-skip-permissions even if
-                       settings skip it (without the scenario it shows like the real one)
+    bypass_warning     show the bypass warning even if settings skip it, and even when
+                       bypass mode was not asked for (as if the user's own settings had
+                       turned it on); without the scenario it shows like the real one
     unknown_screen     an unrecognised blocking dialog with a caret; waits forever
     die_early          print the root/sudo bypass error and exit 1 before any screen
     crash_mid_turn     exit 1 right after the prompt is submitted, before any hook
     no_screen          never draw anything; sleep until killed
     late_flush         Stop fires before the final assistant record, which lands 300 ms later
+                       (a SIGTERM before then loses it: the worst case of the real one)
     hook_twice         Stop fires twice
     malformed_stop     Stop stdin is not JSON; malformed_stop:missing = JSON without the
                        session_id/transcript_path/last_assistant_message fields
@@ -412,6 +414,10 @@ class Ui:
             up = len(live) - 1 - row
             out.append((f"\x1b[{up}A" if up > 0 else "") + f"\x1b[{col}G")
             self.cursor_row = row
+        if new_screen:
+            # Before the write: a driver cannot see the screen any earlier, so the key
+            # guard never depends on how long this process waits after writing.
+            self.last_new_screen = time.monotonic()
         self.write("".join(out))
         self.frames += 1
         if self.frames == 1 and self.probes:
@@ -419,8 +425,6 @@ class Ui:
             self.write("\x1b[>0q\x1b[c")
             if self.odd_probes:
                 self.write("\x1b[?996n\x1bP+q436f\x1b\\")
-        if new_screen:
-            self.last_new_screen = time.monotonic()
 
 
 # ---------------------------------------------------------------- terminal input
@@ -1653,11 +1657,12 @@ class App:
             self.trust_screen()
         if "api_key_prompt" in self.sc:
             self.api_key_screen()
-        if self.mode == "bypassPermissions" and (
-            "bypass_warning" in self.sc
-            or not self.setting_true("skipDangerousModePermissionPrompt")
+        if "bypass_warning" in self.sc or (
+            self.mode == "bypassPermissions"
+            and not self.setting_true("skipDangerousModePermissionPrompt")
         ):
             self.bypass_screen()
+            self.mode = "bypassPermissions"  # accepted (the scenario may not have asked)
         self.repl()
 
 

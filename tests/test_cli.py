@@ -1,0 +1,507 @@
+"""Command line: the prompt exactly as `claude -p` builds it, forwarded flags,
+config defaults against flags, and input validation (all in-process)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import BinaryIO, Dict, Iterator, List, Optional
+
+import pytest
+
+from claude_print import cli, contract
+from claude_print.cli import (
+    DEFAULT_TIMEOUT,
+    MAX_PROMPT_BYTES,
+    Options,
+    build_prompt,
+    parse_options,
+    read_stdin,
+    resolve_binary,
+)
+from claude_print.errors import ClaudePrintError
+
+IS_ROOT = os.geteuid() == 0
+
+
+@pytest.fixture
+def stdin_file() -> Iterator[contextlib.ExitStack]:
+    """Closes the files `as_stdin` opens."""
+    with contextlib.ExitStack() as stack:
+        yield stack
+
+
+def as_stdin(tmp_path: Path, stack: contextlib.ExitStack, data: bytes) -> BinaryIO:
+    """A regular file as stdin: it has a fileno and is not a TTY, like a pipe."""
+    path = tmp_path / f"stdin-{len(list(tmp_path.glob('stdin-*')))}"
+    path.write_bytes(data)
+    f: BinaryIO = stack.enter_context(path.open("rb"))
+    return f
+
+
+def options(
+    argv: List[str],
+    stdin: Optional[BinaryIO] = None,
+    environ: Optional[Dict[str, str]] = None,
+) -> Options:
+    _, opts = parse_options(argv, stdin, environ or {})
+    assert opts is not None
+    return opts
+
+
+# ------------------------------------------------------ prompt, as claude -p
+
+
+@pytest.mark.parametrize(
+    ("positional", "stdin", "prompt", "source"),
+    [
+        ("the prompt", b"", "the prompt", "argv"),
+        (None, b"only stdin\n", "only stdin\n", "stdin"),  # trailing newline kept
+        (None, b"no newline", "no newline", "stdin"),
+        ("the prompt", b"piped text\n", "the prompt\npiped text\n", "argv+stdin"),
+        ("the prompt", b"piped", "the prompt\npiped", "argv+stdin"),
+        ("the prompt", b"  \n", "the prompt\n  \n", "argv+stdin"),
+        ("  padded  ", b"", "  padded  ", "argv"),
+        ("tab\there", b"tab\tthere", "tab\there\ntab\tthere", "argv+stdin"),
+        (None, b"\xf0\x9f\xa6\x80 crab\r\n", "\U0001f980 crab\r\n", "stdin"),
+    ],
+)
+def test_prompt_is_built_like_claude_p(
+    positional: Optional[str], stdin: bytes, prompt: str, source: str
+) -> None:
+    assert build_prompt(positional, None, stdin, False) == (prompt, source)
+
+
+def test_input_file_alone_and_with_stdin(tmp_path: Path) -> None:
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"from file\n")
+    assert build_prompt(None, str(path), b"", False) == ("from file\n", "file")
+    assert build_prompt(None, str(path), b"more", False) == ("from file\n\nmore", "file+stdin")
+
+
+@pytest.mark.parametrize(
+    ("positional", "stdin", "tty", "words"),
+    [
+        (None, b"", False, "no prompt: stdin was empty"),
+        (None, b"", True, "no prompt: give it as an argument"),
+        (None, b" \n\t", False, "empty or only whitespace"),
+        ("", b"", False, "empty or only whitespace"),
+        ("  ", b"", False, "empty or only whitespace"),
+        (None, b"a\0b", False, "NUL byte"),
+        ("a\0b", b"", False, "NUL byte"),
+        ("ok", b"\0", False, "NUL byte"),
+        (None, b"abc\xff", False, "stdin is not valid UTF-8 (byte 3)"),
+        ("ok", b"\xc3", False, "stdin is not valid UTF-8 (byte 0)"),
+    ],
+)
+def test_bad_prompts(positional: Optional[str], stdin: bytes, tty: bool, words: str) -> None:
+    with pytest.raises(ClaudePrintError) as info:
+        build_prompt(positional, None, stdin, tty)
+    assert words in info.value.message
+    assert info.value.exit_code == 2
+
+
+def test_stdin_over_10_mib() -> None:
+    with pytest.raises(ClaudePrintError, match="stdin is over the 10 MiB limit"):
+        build_prompt(None, None, b"a" * (MAX_PROMPT_BYTES + 1), False)
+    prompt, _ = build_prompt(None, None, b"a" * MAX_PROMPT_BYTES, False)
+    assert len(prompt) == MAX_PROMPT_BYTES
+
+
+def test_argument_plus_stdin_over_10_mib() -> None:
+    with pytest.raises(ClaudePrintError, match="over the 10 MiB limit"):
+        build_prompt("x" * 10, None, b"a" * MAX_PROMPT_BYTES, False)
+
+
+def test_input_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(ClaudePrintError, match="is a directory"):
+        build_prompt(None, str(tmp_path), b"", False)
+    with pytest.raises(ClaudePrintError, match="No such file or directory"):
+        build_prompt(None, str(tmp_path / "missing"), b"", False)
+    big = tmp_path / "big"
+    big.write_bytes(b"a" * (MAX_PROMPT_BYTES + 1))
+    with pytest.raises(ClaudePrintError, match="over the 10 MiB limit"):
+        build_prompt(None, str(big), b"", False)
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"ok\n\x80")
+    with pytest.raises(ClaudePrintError, match=r"--input-file .*bad is not valid UTF-8 \(byte 3\)"):
+        build_prompt(None, str(bad), b"", False)
+    with pytest.raises(ClaudePrintError, match="not both"):
+        build_prompt("positional", str(bad), b"", False)
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root reads a chmod 000 file anyway")
+def test_unreadable_input_file(tmp_path: Path) -> None:
+    path = tmp_path / "secret"
+    path.write_text("x")
+    path.chmod(0)
+    with pytest.raises(ClaudePrintError, match="Permission denied"):
+        build_prompt(None, str(path), b"", False)
+
+
+def test_read_stdin_skips_a_tty() -> None:
+    master, slave = os.openpty()
+    try:
+        with os.fdopen(slave, "rb", closefd=False) as f:
+            assert read_stdin(f) == b""
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_read_stdin_none_and_closed(tmp_path: Path) -> None:
+    assert read_stdin(None) == b""
+    path = tmp_path / "in"
+    path.write_bytes(b"data")
+    with open(path, "rb") as f:
+        pass
+    assert read_stdin(f) == b""
+
+
+def test_read_stdin_reads_one_byte_past_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "in"
+    path.write_bytes(b"a" * (MAX_PROMPT_BYTES + 100))
+    with open(path, "rb") as f:
+        assert len(read_stdin(f)) == MAX_PROMPT_BYTES + 1
+
+
+def test_tty_stdin_with_no_prompt_is_a_usage_error() -> None:
+    master, slave = os.openpty()
+    try:
+        with os.fdopen(slave, "rb", closefd=False) as f:
+            with pytest.raises(ClaudePrintError, match="no prompt: give it as an argument"):
+                parse_options([], f, {})
+            assert options(["hi"], f).prompt == "hi"  # a TTY stdin is never read
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_stdin_through_parse_options(tmp_path: Path, stdin_file: contextlib.ExitStack) -> None:
+    opts = options(["summarise"], as_stdin(tmp_path, stdin_file, b"piped\n"))
+    assert (opts.prompt, opts.prompt_source) == ("summarise\npiped\n", "argv+stdin")
+    opts = options([], as_stdin(tmp_path, stdin_file, b"only\n"))
+    assert (opts.prompt, opts.prompt_source) == ("only\n", "stdin")
+    opts = options(["alone"], as_stdin(tmp_path, stdin_file, b""))
+    assert (opts.prompt, opts.prompt_source) == ("alone", "argv")
+
+
+def test_prompt_after_double_dash_may_start_with_a_dash() -> None:
+    assert options(["--", "-p --help"]).prompt == "-p --help"
+
+
+def test_prompt_via_argv_over_the_argv_limit(
+    tmp_path: Path, stdin_file: contextlib.ExitStack
+) -> None:
+    big = b"a" * (contract.MAX_ARGV_PROMPT_BYTES + 1)
+    with pytest.raises(ClaudePrintError, match="one argument may hold at most"):
+        options(["--prompt-via", "argv"], as_stdin(tmp_path, stdin_file, big))
+    opts = options(["--prompt-via", "argv"], as_stdin(tmp_path, stdin_file, big[:-1]))
+    assert opts.prompt_via == "argv"
+
+
+# ------------------------------------------------------------ forwarded flags
+
+
+def test_print_mode_flags_are_never_forwarded() -> None:
+    opts = options(
+        [
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--timeout",
+            "30",
+            "--max-turns",
+            "4",
+            "--verbose",
+            "--prompt-via",
+            "paste",
+            "--no-inherit-hooks",
+            "--claude-binary",
+            "/x/claude",
+            "hi",
+        ]
+    )
+    assert opts.forwarded == []
+    assert opts.output_format == "stream-json"
+    assert opts.timeout == 30.0
+    assert opts.max_turns == 4
+    assert opts.verbose is True
+    assert opts.prompt_via == "paste"
+    assert opts.inherit_hooks is False
+    assert opts.claude_binary == "/x/claude"
+    assert options(["--print", "hi"]).forwarded == []
+
+
+def test_value_flags_are_forwarded_in_a_stable_order() -> None:
+    opts = options(
+        [
+            "--effort",
+            "high",
+            "--fallback-model",
+            "haiku",
+            "--resume",
+            "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1",
+            "--mcp-config",
+            "mcp.json",
+            "--system-prompt",
+            "sys",
+            "--append-system-prompt",
+            "more --dashes",
+            "--permission-mode",
+            "plan",
+            "--model",
+            "sonnet",
+            "hi",
+        ]
+    )
+    assert opts.forwarded == [
+        "--model",
+        "sonnet",
+        "--permission-mode",
+        "plan",
+        "--append-system-prompt",
+        "more --dashes",
+        "--system-prompt",
+        "sys",
+        "--mcp-config",
+        "mcp.json",
+        "--resume",
+        "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1",
+        "--fallback-model",
+        "haiku",
+        "--effort",
+        "high",
+    ]
+    assert opts.resume is True
+    assert opts.model == "sonnet"
+    assert opts.permission_mode == "plan"
+
+
+def test_allowed_tools_values() -> None:
+    opts = options(
+        [
+            "--allowedTools",
+            "Bash(git log:*)",
+            "Read",
+            "--allowed-tools=Edit",
+            "--disallowedTools",
+            "WebFetch",
+            "--add-dir",
+            "/a b",
+            "/c",
+            "--",
+            "hi",
+        ]
+    )
+    assert opts.forwarded == [
+        "--allowedTools",
+        "Bash(git log:*)",
+        "Read",
+        "Edit",
+        "--disallowedTools",
+        "WebFetch",
+        "--add-dir",
+        "/a b",
+        "/c",
+    ]
+    assert opts.prompt == "hi"
+
+
+def test_allowed_tools_swallow_a_following_prompt_like_claude_p() -> None:
+    """Variadic, as in commander: `--allowedTools Bash "prompt"` leaves no prompt
+    (put `--` before the prompt)."""
+    with pytest.raises(ClaudePrintError, match="no prompt"):
+        parse_options(["--allowedTools", "Bash", "the prompt"], None, {})
+
+
+def test_bool_flags() -> None:
+    opts = options(["--continue", "--dangerously-skip-permissions", "hi"])
+    assert opts.forwarded == ["--continue", "--dangerously-skip-permissions"]
+    assert opts.resume is True
+    assert opts.skip_permissions is True
+    assert options(["-c", "hi"]).forwarded == ["--continue"]
+
+
+def test_defaults_without_flags_or_config() -> None:
+    opts = options(["hi"])
+    assert opts == Options(prompt="hi", prompt_source="argv")
+    assert opts.timeout == DEFAULT_TIMEOUT
+    assert opts.claude_binary == "claude"
+    assert opts.inherit_hooks is True
+    assert opts.max_turns is None
+    assert opts.forwarded == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--no-such-flag", "hi"],
+        ["--output-format", "yaml", "hi"],
+        ["--max-turns", "0", "hi"],
+        ["--max-turns", "x", "hi"],
+        ["--timeout", "0", "hi"],
+        ["--timeout", "-5", "hi"],
+        ["--prompt-via", "carrier-pigeon", "hi"],
+        ["a", "b"],
+    ],
+)
+def test_bad_flags_exit_2(argv: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse_options(argv, None, {})
+    assert info.value.code == 2
+    assert "claude-print: error:" in capsys.readouterr().err
+
+
+def test_include_partial_messages_is_refused() -> None:
+    with pytest.raises(ClaudePrintError, match="include-partial-messages cannot be honoured"):
+        parse_options(["--include-partial-messages", "hi"], None, {})
+
+
+def test_clean_needs_check() -> None:
+    with pytest.raises(ClaudePrintError, match="--clean only goes with --check"):
+        parse_options(["--clean", "hi"], None, {})
+
+
+def test_version_and_check_need_no_prompt() -> None:
+    assert parse_options(["--version"], None, {})[1] is None
+    assert parse_options(["--check"], None, {})[1] is None
+
+
+# ------------------------------------------------------- config vs flags
+
+
+def write_config(tmp_path: Path, text: str) -> Dict[str, str]:
+    folder = tmp_path / "xdg" / "claude-print"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(text)
+    return {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+
+
+CONFIG = """\
+[defaults]
+model = "config-model"
+max_turns = 7
+timeout_secs = 90.5
+inherit_hooks = false
+claude_binary = "/config/claude"
+"""
+
+
+def test_config_defaults_apply(tmp_path: Path) -> None:
+    opts = options(["hi"], environ=write_config(tmp_path, CONFIG))
+    assert opts.model == "config-model"
+    assert opts.forwarded == ["--model", "config-model"]
+    assert opts.max_turns == 7
+    assert opts.timeout == 90.5
+    assert opts.inherit_hooks is False
+    assert opts.claude_binary == "/config/claude"
+
+
+def test_flags_beat_config(tmp_path: Path) -> None:
+    environ = write_config(tmp_path, CONFIG)
+    opts = options(
+        [
+            "--model",
+            "flag-model",
+            "--max-turns",
+            "2",
+            "--timeout",
+            "5",
+            "--claude-binary",
+            "/flag/claude",
+            "hi",
+        ],
+        environ=environ,
+    )
+    assert opts.model == "flag-model"
+    assert opts.forwarded == ["--model", "flag-model"]
+    assert opts.max_turns == 2
+    assert opts.timeout == 5.0
+    assert opts.claude_binary == "/flag/claude"
+    assert opts.inherit_hooks is False  # the config said so; no flag turns it back on
+
+
+def test_inherit_hooks_true_in_config_and_no_inherit_flag(tmp_path: Path) -> None:
+    environ = write_config(tmp_path, "[defaults]\ninherit_hooks = true\n")
+    assert options(["hi"], environ=environ).inherit_hooks is True
+    assert options(["--no-inherit-hooks", "hi"], environ=environ).inherit_hooks is False
+
+
+def test_config_home_fallback(tmp_path: Path) -> None:
+    folder = tmp_path / ".config" / "claude-print"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text('[defaults]\nmodel = "home-model"\n')
+    assert options(["hi"], environ={"HOME": str(tmp_path)}).model == "home-model"
+
+
+def test_bad_config_is_a_usage_error(tmp_path: Path) -> None:
+    environ = write_config(tmp_path, "[defaults]\nmax_turns = 'many'\n")
+    with pytest.raises(ClaudePrintError) as info:
+        parse_options(["hi"], None, environ)
+    assert info.value.exit_code == 2
+    assert "config.toml" in info.value.message
+
+
+# ------------------------------------------------------------ the binary
+
+
+def test_resolve_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exe = tmp_path / "claude"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    assert resolve_binary(str(exe)) == str(exe)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert resolve_binary("claude") == str(exe)
+    with pytest.raises(ClaudePrintError, match="`nope` is not on PATH"):
+        resolve_binary("nope")
+    with pytest.raises(ClaudePrintError, match=r"not an executable file \(it does not exist\)"):
+        resolve_binary(str(tmp_path / "missing"))
+    with pytest.raises(ClaudePrintError, match=r"not an executable file \(it is a directory\)"):
+        resolve_binary(str(tmp_path))
+    exe.chmod(0o644)
+    if not IS_ROOT or not os.access(str(exe), os.X_OK):
+        with pytest.raises(ClaudePrintError, match="it has no execute permission"):
+            resolve_binary(str(exe))
+
+
+# ------------------------------------------------------------------ main
+
+
+def test_requested_format_for_early_errors() -> None:
+    assert cli._requested_format(["--output-format", "json", "x"]) == "json"
+    assert cli._requested_format(["--output-format=stream-json"]) == "stream-json"
+    assert cli._requested_format(["x"]) == "text"
+
+
+def test_main_turns_a_bug_into_exit_2_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(argv: List[str]) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "_main", broken)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["hi"])
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "claude-print: error: internal error: RuntimeError: boom (--verbose shows the traceback)\n"
+    )
+    assert captured.out == ""
+    with pytest.raises(SystemExit):
+        cli.main(["--verbose", "--output-format", "json", "hi"])
+    captured = capsys.readouterr()
+    assert "Traceback" in captured.err
+    assert '"is_error":true' in captured.out
+
+
+def test_main_keyboard_interrupt_is_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(argv: List[str]) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_main", interrupted)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["hi"])
+    assert info.value.code == 130

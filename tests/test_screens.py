@@ -1,0 +1,298 @@
+"""Recognising startup screens, on real Claude Code 2.1.197 captures
+(tests/data/screens/*.bin, 120x50) and on screens built from their lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from claude_print import contract, screens
+from claude_print.screens import ScreenState, classify, is_ready, keys_to_choose, parse_choices
+from claude_print.terminal import Screen
+
+SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+CARET = contract.CARET
+RULE = contract.RULE_CHAR * 120
+BYPASS_FOOTER = "  ⏵⏵ bypass permissions on (shift+tab to cycle) · ← for agents"
+
+
+def capture(name: str, chunk: int = 0) -> List[str]:
+    data = (SCREENS / name).read_bytes()
+    screen = Screen(120, 50)
+    step = chunk or len(data)
+    for i in range(0, len(data), step):
+        screen.feed(data[i : i + step])
+    return screen.lines()
+
+
+def footer_index(lines: List[str]) -> int:
+    return next(i for i, line in enumerate(lines) if "? for shortcuts" in line)
+
+
+# ------------------------------------------------------------------ trust
+
+
+def test_trust_capture() -> None:
+    state = classify(capture("trust.bin"))
+    assert state.kind == "trust"
+    assert state.choices == ["Yes, I trust this folder", "No, exit"]
+    assert state.selected == 0  # 2.1.197 highlights Yes
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_trust_capture_fed_in_pieces(chunk: int) -> None:
+    state = classify(capture("trust.bin", chunk))
+    assert (state.kind, state.selected) == ("trust", 0)
+
+
+def test_keys_for_yes_when_the_caret_is_on_yes() -> None:
+    state = classify(capture("trust.bin"))
+    assert keys_to_choose(state, contract.TRUST_ACCEPT) == [contract.KEY_ENTER]
+
+
+def caret_moved_to_no(lines: List[str]) -> List[str]:
+    """The same dialog with the caret on "No, exit", as 2.1.263 draws it."""
+    out = []
+    for line in lines:
+        if "1. Yes, I trust this folder" in line:
+            line = line.replace(CARET, " ")
+        elif "2. No, exit" in line:
+            line = line.replace("  2. No, exit", f"{CARET} 2. No, exit")
+        out.append(line)
+    return out
+
+
+def test_keys_for_yes_when_the_caret_is_on_no() -> None:
+    lines = caret_moved_to_no(capture("trust.bin"))
+    assert f"{CARET} 2. No, exit" in "\n".join(lines)
+    state = classify(lines)
+    assert (state.kind, state.selected) == ("trust", 1)
+    keys = keys_to_choose(state, contract.TRUST_ACCEPT)
+    # separate writes: an arrow and Enter in one write act on the old selection
+    assert keys == [contract.KEY_UP, contract.KEY_ENTER]
+
+
+def test_keys_move_down_and_several_steps() -> None:
+    state = ScreenState("bypass", ["No, exit", "Maybe", "Yes, I accept"], 0)
+    assert keys_to_choose(state, contract.BYPASS_ACCEPT) == [
+        contract.KEY_DOWN,
+        contract.KEY_DOWN,
+        contract.KEY_ENTER,
+    ]
+    state.selected = 2
+    assert keys_to_choose(state, "No, exit") == [contract.KEY_UP] * 2 + [contract.KEY_ENTER]
+
+
+def test_keys_none_without_caret_or_label() -> None:
+    assert keys_to_choose(ScreenState("trust", ["Yes, I trust this folder"], None), "Yes") is None
+    assert keys_to_choose(ScreenState("trust", ["No, exit"], 0), contract.TRUST_ACCEPT) is None
+
+
+# ------------------------------------------------------------------ ready
+
+
+def test_ready_capture() -> None:
+    lines = capture("ready.bin")
+    assert is_ready(lines)
+    assert classify(lines).kind == "ready"
+    assert screens.claude_version_on_screen(lines) == "2.1.197"
+
+
+def test_ready_with_the_bypass_mode_footer() -> None:
+    lines = capture("ready.bin")
+    lines[footer_index(lines)] = BYPASS_FOOTER
+    assert is_ready(lines)
+    assert classify(lines).kind == "ready"
+
+
+def test_ready_with_the_bypass_footer_drawn_like_ink() -> None:
+    """The footer as bytes, words placed by cursor moves (no spaces), as Ink draws it."""
+    data = (SCREENS / "ready.bin").read_bytes()
+    old = "\x1b[37m?\x1b[5Gfor\x1b[9Gshortcuts\x1b[19G·\x1b[21G←\x1b[23Gfor\x1b[27Gagents"
+    assert data.count(old.encode()) == 1
+    new = (
+        "\x1b[37m⏵⏵\x1b[6Gbypass\x1b[13Gpermissions\x1b[25Gon\x1b[28G(shift+tab"
+        "\x1b[39Gto\x1b[42Gcycle)\x1b[49G·\x1b[51G←\x1b[53Gfor\x1b[57Gagents"
+    )
+    screen = Screen(120, 50)
+    screen.feed(data.replace(old.encode(), new.encode()))
+    lines = screen.lines()
+    assert any(line.startswith(BYPASS_FOOTER) for line in lines)
+    assert not any("? for shortcuts" in line for line in lines)
+    assert classify(lines).kind == "ready"
+
+
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "  ⏵⏵ accept edits on (shift+tab to cycle)",
+        "  ⏸ plan mode on (shift+tab to cycle)",
+        "  ⏵⏵ don't ask on (shift+tab to cycle)",
+    ],
+)
+def test_ready_in_other_permission_modes(footer: str) -> None:
+    lines = capture("ready.bin")
+    lines[footer_index(lines)] = footer
+    assert classify(lines).kind == "ready"
+
+
+def test_not_ready_without_a_footer() -> None:
+    lines = capture("ready.bin")
+    lines[footer_index(lines)] = "  esc to interrupt"
+    assert not is_ready(lines)
+    assert classify(lines).kind == "other"
+
+
+def test_not_ready_without_the_input_box() -> None:
+    lines = capture("ready.bin")
+    caret = lines.index(CARET)
+    assert not is_ready([*lines[: caret - 1], *lines[caret + 2 :]])  # box and rules gone
+    no_rules = [line if line != RULE else "" for line in lines]
+    assert not is_ready(no_rules)
+
+
+def test_caret_in_a_menu_is_not_an_input_box() -> None:
+    assert not is_ready(capture("trust.bin"))
+
+
+def test_answer_then_exit_is_not_ready() -> None:
+    lines = capture("answer_exit.bin")
+    assert classify(lines).kind == "other"
+
+
+def test_transient_footer_hint_is_not_ready() -> None:
+    """scrolled.bin: the box is drawn, but the footer shows a hint ("paste again to
+    expand"), not a mode line: nothing claude-print would type into."""
+    lines = capture("scrolled.bin")
+    assert CARET in lines
+    assert not is_ready(lines)
+
+
+# ------------------------------------------------------- other screens
+
+
+def dialog(*body: str, choices: List[str], selected: int) -> List[str]:
+    lines = [RULE, *body, ""]
+    for n, label in enumerate(choices):
+        lines.append(f"  {CARET if n == selected else ' '} {n + 1}. {label}")
+    return [*lines, "", "  Enter to confirm · Esc to cancel"]
+
+
+def test_api_key_screen() -> None:
+    lines = dialog(
+        "  Detected a custom API key in your environment",
+        "  ANTHROPIC_API_KEY: sk-ant-...0123456789abcdefghij",
+        "  Do you want to use this API key?",
+        choices=["Yes", "No (recommended)"],
+        selected=1,
+    )
+    state = classify(lines)
+    assert (state.kind, state.choices, state.selected) == (
+        "api_key",
+        ["Yes", "No (recommended)"],
+        1,
+    )
+    assert "api_key" in screens.BLOCKING_ADVICE
+
+
+def test_bypass_screen() -> None:
+    lines = dialog(
+        "  WARNING: Claude Code running in Bypass Permissions mode",
+        choices=["No, exit", "Yes, I accept"],
+        selected=0,
+    )
+    state = classify(lines)
+    assert (state.kind, state.selected) == ("bypass", 0)
+    assert keys_to_choose(state, contract.BYPASS_ACCEPT) == [contract.KEY_DOWN, b"\r"]
+
+
+def test_markers_match_across_wrapped_lines() -> None:
+    lines = dialog(
+        "  WARNING: Claude Code running in Bypass",
+        "  Permissions mode",
+        choices=["No, exit", "Yes, I accept"],
+        selected=0,
+    )
+    assert classify(lines).kind == "bypass"
+
+
+def test_offline_welcome_is_connectivity_not_onboarding() -> None:
+    lines = [
+        "Welcome to Claude Code v2.1.197",
+        "." * 58,
+        "",
+        " Unable to connect to Anthropic services",
+        "",
+        " Failed to connect to api.anthropic.com: ENOTFOUND",
+    ]
+    assert classify(lines).kind == "connectivity"
+
+
+def test_welcome_with_login_choices_needs_a_login() -> None:
+    lines = [
+        "Welcome to Claude Code v2.1.197",
+        " Select login method:",
+        f" {CARET} 1. Claude account with subscription",
+        "   2. Anthropic Console account",
+    ]
+    assert classify(lines).kind == "login"
+
+
+def test_bare_welcome_is_onboarding() -> None:
+    assert classify(["Welcome to Claude Code v2.1.197", "", " Let's get started."]).kind == (
+        "onboarding"
+    )
+
+
+def test_advice_has_no_final_period() -> None:
+    """The runner appends ". Screen:" (or "."): the advice must not end with one."""
+    for advice in screens.BLOCKING_ADVICE.values():
+        assert not advice.endswith("."), advice
+
+
+def test_unknown_dialog_is_a_choice() -> None:
+    lines = dialog("  A brand-new dialog", choices=["Continue", "Something else"], selected=0)
+    state = classify(lines)
+    assert (state.kind, state.choices, state.selected) == (
+        "choice",
+        ["Continue", "Something else"],
+        0,
+    )
+
+
+def test_numbered_text_without_caret_is_other() -> None:
+    lines = ["● Steps:", "  1. do this", "  2. do that"]
+    assert classify(lines).kind == "other"
+    assert classify([]).kind == "other"
+
+
+def test_parse_choices_takes_the_last_list() -> None:
+    lines = [
+        f"{CARET} 1. old first",
+        "  2. old second",
+        "",
+        "  1. new first",
+        f"{CARET} 2. new second",
+        "  3. new third",
+        "  5. not in sequence",
+    ]
+    state = parse_choices(lines)
+    assert state.choices == ["new first", "new second", "new third"]
+    assert state.selected == 1
+
+
+def test_screen_excerpt() -> None:
+    lines = ["", "  first  ", "x" * 300, "", *[f"line {n}" for n in range(30)]]
+    excerpt = screens.screen_excerpt(lines).splitlines()
+    assert len(excerpt) == 20
+    assert excerpt[-1] == "  | line 29"
+    excerpt = screens.screen_excerpt(lines, limit=40).splitlines()
+    assert excerpt[0] == "  |   first"
+    assert excerpt[1] == "  | " + "x" * 100
+
+
+def test_version_on_screen() -> None:
+    assert screens.claude_version_on_screen(["╭─── Claude Code v2.1.263 ───╮"]) == "2.1.263"
+    assert screens.claude_version_on_screen(capture("trust.bin")) is None
