@@ -44,6 +44,8 @@ STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
 REANSWER_AFTER = 2.0  # a screen that did not react to our keys gets them again
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
+# Submitted, yet no record of it after this long: the keys were lost.
+PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
 MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 TAIL_INTERVAL = 0.05
@@ -141,9 +143,17 @@ def choose_delivery(options: Options) -> str:
                 f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
             )
         return "argv"
-    if options.prompt_via == "paste":
-        return "paste"
-    return "argv" if options.prompt_source == "argv" and fits else "paste"
+    delivery = (
+        "argv"
+        if options.prompt_via != "paste" and options.prompt_source == "argv" and fits
+        else "paste"
+    )
+    if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
+        raise ClaudePrintError(
+            "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
+            "pasted whole (use --prompt-via argv, up to 128 KiB)"
+        )
+    return delivery
 
 
 def build_argv(
@@ -202,6 +212,7 @@ class Session:
         self.claude_version = ""
         self.init_sent = False
         self.closed_at: Optional[float] = None
+        self.hooks_seen = 0
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -262,7 +273,9 @@ class Session:
         self.child = PtyChild(argv, child_environment(os.environ), cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.session_id is not None:
-            self._open_tail(transcript_path(os.path.expanduser("~"), self.cwd, self.session_id))
+            home = os.path.expanduser("~")
+            config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+            self._open_tail(transcript_path(home, self.cwd, self.session_id, config_dir=config_dir))
 
     def _open_tail(self, path: str) -> None:
         self.tail = TranscriptTail(path)
@@ -452,12 +465,18 @@ class Session:
     # --- hooks, transcript ------------------------------------------------
 
     def _on_hook(self, event: HookEvent) -> Optional[int]:
+        self.hooks_seen += 1
         self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
         payload = event.payload
         if self.session_id is None and isinstance(payload.get("session_id"), str):
             self.session_id = payload["session_id"]
-        if self.tail is None and isinstance(payload.get("transcript_path"), str):
-            self._open_tail(payload["transcript_path"])
+        reported = payload.get("transcript_path")
+        if isinstance(reported, str) and (self.tail is None or self.tail.path != reported):
+            # The hook knows where the transcript really is; our guess may differ
+            # (HOME, CLAUDE_CONFIG_DIR, a resumed session).
+            self.trace(f"transcript at {reported}")
+            self.records = []
+            self._open_tail(reported)
         if event.name == contract.HOOK_PERMISSION_REQUEST:
             self.denials.append(
                 {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
@@ -470,6 +489,7 @@ class Session:
     def _on_tail(self, now: float) -> Optional[int]:
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
+        self._check_prompt_arrived(now)
         summary = self._turn()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
@@ -485,6 +505,19 @@ class Session:
                     )
                 )
         return None
+
+    def _check_prompt_arrived(self, now: float) -> None:
+        """The TUI logs a submitted prompt at once; silence means it never got it."""
+        if self.records or self.hooks_seen or self.tail is None or self.submitted_at is None:
+            return
+        if now - self.submitted_at >= PROMPT_ARRIVAL_GRACE:
+            raise ClaudePrintError(
+                self._screen_message(
+                    f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "
+                    f"(no transcript at {self.tail.path})",
+                    self.screen.lines(),
+                )
+            )
 
     def _poll_tail(self) -> None:
         if self.tail is not None:
@@ -632,7 +665,11 @@ def run(options: Options) -> int:
     started = time.monotonic()
     trace = Trace(options.verbose, started)
     emitter = Emitter(options.output_format, options.verbose)
-    session = Session(options, trace, emitter, started)
+    try:
+        session = Session(options, trace, emitter, started)
+    except ClaudePrintError as exc:
+        report_failure(exc, options.output_format)
+        return exc.exit_code
     try:
         return session.run()
     except ClaudePrintError as exc:

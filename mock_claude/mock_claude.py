@@ -126,6 +126,7 @@ SCENARIOS = (
     "slow",
     "unknown_probe",
     "hang",
+    "lose_prompt",
 )
 ROOT_BYPASS_ERROR = (
     "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
@@ -1225,6 +1226,8 @@ class App:
     # -- a turn
 
     def submit(self, prompt: str, prompt_bytes: bytes, shown: str) -> None:
+        if "lose_prompt" in self.sc:
+            return  # keys lost on the way: nothing is submitted, nothing is logged
         log = os.environ.get("MOCK_CLAUDE_PROMPT_LOG")
         if log:
             with open(log, "a", encoding="ascii") as f:
