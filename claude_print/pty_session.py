@@ -7,6 +7,7 @@ import errno
 import fcntl
 import os
 import pty
+import select
 import signal
 import struct
 import subprocess
@@ -122,7 +123,7 @@ class PtyChild:
     def terminate(self, grace: float = 1.0) -> int:
         """SIGTERM, then SIGKILL to the whole group after `grace`; always reaps."""
         self.request_exit()
-        code = self._wait(grace)
+        code = self._wait_draining(grace)
         if code is None:
             self.signal_group(signal.SIGKILL)
             code = self.process.wait()
@@ -131,15 +132,23 @@ class PtyChild:
         self.close()
         return code
 
-    def _wait(self, timeout: float) -> Optional[int]:
+    def _wait_draining(self, timeout: float) -> Optional[int]:
+        """Wait for the exit while reading the PTY: a TUI blocked on a full terminal
+        cannot exit. Hang-up (EIO) on the PTY wakes us the moment it is gone."""
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                return self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                return None
-            except InterruptedError:  # pragma: no cover - PEP 475 retries for us
-                continue
+            code = self.process.poll()
+            left = deadline - time.monotonic()
+            if code is not None or left <= 0:
+                return code
+            if self.eof or self.fd < 0:
+                try:
+                    return self.process.wait(timeout=left)
+                except subprocess.TimeoutExpired:
+                    return None
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
+            if ready:
+                self.read()
 
     def close(self) -> None:
         if self.fd >= 0:

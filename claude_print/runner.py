@@ -213,6 +213,8 @@ class Session:
         self.init_sent = False
         self.closed_at: Optional[float] = None
         self.hooks_seen = 0
+        self.stop_event: Optional[HookEvent] = None
+        self.settle_until = 0.0
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -334,6 +336,12 @@ class Session:
                     code = self._on_hook(event)
                     if code is not None:
                         return code
+            if self.stop_event is not None:
+                gone = child.eof or child.returncode() is not None
+                code = self._try_finish(force=gone or now >= self.settle_until)
+                if code is not None:
+                    return code
+                continue
             if self.submitted_at is None:
                 self._on_screen(now)
             elif now >= self.next_tail:
@@ -345,6 +353,8 @@ class Session:
 
     def _wait_time(self, now: float) -> float:
         wake = [self.deadline]
+        if self.stop_event is not None:
+            wake.append(now + TRANSCRIPT_POLL)
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
         if self.submitted_at is None:
@@ -482,8 +492,13 @@ class Session:
                 {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
             )
             return None
-        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE):
-            return self._finish(event)
+        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE) and not self.stop_event:
+            # Stop fires before the TUI's write queue has flushed the turn: from here
+            # the loop goes on (reading the PTY, so the TUI never blocks on it) until
+            # the transcript holds the whole turn.
+            self.stop_event = event
+            self.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
+            return self._try_finish(force=False)
         return None
 
     def _on_tail(self, now: float) -> Optional[int]:
@@ -541,15 +556,14 @@ class Session:
     def _turn(self) -> TurnSummary:
         return summarise(turn_records(self.records, self.session_id or ""))
 
-    def _finish(self, event: HookEvent) -> int:
-        """Stop fires before the TUI's write queue has flushed the turn: wait for it."""
-        settle_until = time.monotonic() + TRANSCRIPT_SETTLE
-        while True:
-            self._poll_tail()
-            summary = self._turn()
-            if summary.complete or time.monotonic() >= settle_until:
-                break
-            time.sleep(TRANSCRIPT_POLL)
+    def _try_finish(self, force: bool) -> Optional[int]:
+        """The result once the turn is on disk (or, with `force`, with what there is)."""
+        assert self.stop_event is not None
+        event = self.stop_event
+        self._poll_tail()
+        summary = self._turn()
+        if not summary.complete and not force:
+            return None
         if self.child is not None:
             # The turn is on disk: let the TUI shut down while we print. (Not
             # before: a SIGTERM can drop records still in its write queue.)

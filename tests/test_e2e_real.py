@@ -260,3 +260,18 @@ def test_json_verbose_is_an_event_array_like_claude_p(real_claude: str, sandbox:
     assert a[-1]["result"] == b[-1]["result"]
     assert b"[claude-print +" in ours.stderr, "--verbose traces go to stderr"
     assert_clean(sandbox)
+
+
+def test_long_answer_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    """A 30 KB answer fills the PTY while claude-print waits for the transcript: the
+    loop must keep reading it, or the TUI blocks and the turn never reaches disk."""
+    words = " ".join(f"word{i}" for i in range(4000))
+    prompt = f"Say [[reply:{words}  \n  tail line  ]]"
+    ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert a["result"] == b["result"]
+    assert len(a["result"]) > 30_000
+    assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
+    assert_clean(sandbox)
