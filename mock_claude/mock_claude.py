@@ -31,7 +31,7 @@ Environment:
     MOCK_CLAUDE_PROMPT_LOG    append one line per submitted prompt: base64 of its bytes
     MOCK_CLAUDE_ARGV_LOG      write the argv received (JSON list) at start
     MOCK_CLAUDE_VERSION       version string (default 2.1.197)
-    MOCK_CLAUDE_KEY_GUARD_MS  keys arriving less than this many ms (150) after a new screen
+    MOCK_CLAUDE_KEY_GUARD_MS  keys arriving less than this many ms (40) after a new screen
                               (a dialog, the ready REPL, the end of a turn) are dropped
     CLAUDE_CODE_ENTRYPOINT    transcript "entrypoint" (default "cli"), as the real one
     CLAUDE_CODE_CHILD_SESSION non-empty: no transcript is written (measured on 2.1.197)
@@ -753,7 +753,7 @@ class App:
         self.hooks = Hooks(self.settings, self.hook_env(), self.cwd)
         self.ui = Ui(probes=True, odd_probes="unknown_probe" in self.sc)
         self.parser = KeyParser()
-        self.guard = float(os.environ.get("MOCK_CLAUDE_KEY_GUARD_MS", "150")) / 1000.0
+        self.guard = float(os.environ.get("MOCK_CLAUDE_KEY_GUARD_MS", "40")) / 1000.0
         self.backlog: List[Event] = []  # typed while busy: exempt from the guard
         self.pieces: List[Tuple[str, str]] = []  # input box: (actual text, shown text)
         self.pastes = 0
