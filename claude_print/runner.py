@@ -48,6 +48,7 @@ TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
 PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
 MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
+UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
 TAIL_INTERVAL = 0.05
 TEARDOWN_GRACE = 2.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -191,8 +192,14 @@ class Session:
         )
         self.delivery = choose_delivery(options)
         self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
+        self.unrendered = bytearray()
         self.probes = ProbeResponder(
-            rows=contract.WINDOW_ROWS, cols=contract.WINDOW_COLS, cursor=lambda: self.screen.cursor
+            rows=contract.WINDOW_ROWS,
+            cols=contract.WINDOW_COLS,
+            cursor=lambda: self.screen.cursor,
+            # Unanswered, the TUI skips its follow-up queries (DECRQM, a second DA1)
+            # and reports no terminal name in its telemetry.
+            answer_xtversion=False,
         )
         self.relay: Optional[Relay] = None
         self.child: Optional[PtyChild] = None
@@ -379,10 +386,18 @@ class Session:
         if not data:
             return
         self.last_output = now
-        self.screen.feed(data)  # first, so a cursor-position reply sees this chunk
+        if self.submitted_at is None:
+            self.screen.feed(data)  # first, so a cursor-position reply sees this chunk
+        else:
+            # Nothing is read off the screen during the turn: keep the bytes and
+            # render them only if a failure message needs the screen.
+            self.unrendered += data
+            if len(self.unrendered) > UNRENDERED_LIMIT:
+                del self.unrendered[: len(self.unrendered) - UNRENDERED_LIMIT]
+                self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
         for reply in self.probes.feed(data):
             self.outbox += reply
-        if not self.claude_version:
+        if not self.claude_version and self.submitted_at is None:
             version = screens.claude_version_on_screen(self.screen.lines())
             if version:
                 self.claude_version = version
@@ -431,7 +446,7 @@ class Session:
                 raise ClaudePrintError(
                     self._screen_message(
                         "Claude Code asks to accept bypass-permissions mode (not asked for)",
-                        self.screen.lines(),
+                        self._lines(),
                     )
                 )
             label = contract.BYPASS_ACCEPT
@@ -441,7 +456,7 @@ class Session:
         if keys is None:
             raise ClaudePrintError(
                 self._screen_message(
-                    f"cannot find {label!r} on the {state.kind} screen", self.screen.lines()
+                    f"cannot find {label!r} on the {state.kind} screen", self._lines()
                 )
             )
         self.trace(
@@ -458,6 +473,13 @@ class Session:
             self.trace(f"input box ready; pasting {len(self.options.prompt)} chars")
         else:
             self.trace("input box ready; the argv prompt submits itself")
+
+    def _lines(self) -> List[str]:
+        """The screen as it is now, rendering any output held back during the turn."""
+        if self.unrendered:
+            self.screen.feed(bytes(self.unrendered))
+            self.unrendered.clear()
+        return self.screen.lines()
 
     def _screen_message(self, what: str, lines: List[str]) -> str:
         """A failure message with the screen's text and, if it drifted, Claude Code's version."""
@@ -516,7 +538,7 @@ class Session:
                     self._screen_message(
                         f"the turn ended {MISSING_HOOK_GRACE:g}s ago in the transcript but no "
                         "Stop/StopFailure hook arrived: Claude Code's hooks may have changed",
-                        self.screen.lines(),
+                        self._lines(),
                     )
                 )
         return None
@@ -530,7 +552,7 @@ class Session:
                 self._screen_message(
                     f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "
                     f"(no transcript at {self.tail.path})",
-                    self.screen.lines(),
+                    self._lines(),
                 )
             )
 
@@ -626,12 +648,12 @@ class Session:
             data = self.child.read()
             if not data:
                 break
-            self.screen.feed(data)
+            self.unrendered += data
         code = self.child.terminate(0.5)
         self.child = None
         raise ClaudePrintError(
             self._screen_message(
-                f"Claude Code exited (status {code}) before answering", self.screen.lines()
+                f"Claude Code exited (status {code}) before answering", self._lines()
             )
         )
 
