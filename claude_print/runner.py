@@ -25,7 +25,6 @@ from claude_print.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TIMEOUT,
-    EXIT_USAGE,
     ClaudePrintError,
 )
 from claude_print.probes import ProbeResponder
@@ -732,4 +731,4 @@ def run(options: Options) -> int:
         session.close()
 
 
-__all__ = ["EXIT_USAGE", "Options", "report_failure", "run"]
+__all__ = ["report_failure", "run"]
