@@ -202,6 +202,30 @@ def validate_prompt(prompt: str) -> None:
         raise ClaudePrintError("the prompt is over the 10 MiB limit")
 
 
+def choose_delivery(options: Options) -> str:
+    """ "argv" (byte-exact, visible in ps, <= 128 KiB) or "paste"; see --prompt-via."""
+    size = len(options.prompt.encode("utf-8"))
+    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
+    if options.prompt_via == "argv":
+        if not fits:
+            raise ClaudePrintError(
+                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
+                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
+            )
+        return "argv"
+    delivery = (
+        "argv"
+        if options.prompt_via != "paste" and options.prompt_source == "argv" and fits
+        else "paste"
+    )
+    if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
+        raise ClaudePrintError(
+            "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
+            "pasted whole (use --prompt-via argv, up to 128 KiB)"
+        )
+    return delivery
+
+
 def forwarded_flags(args: argparse.Namespace) -> List[str]:
     """Flags the TUI understands, in a stable order. -p, --output-format, --timeout never."""
     out: List[str] = []
@@ -251,12 +275,6 @@ def parse_options(
         else read_stdin(stdin)
     )
     prompt, source = build_prompt(args.prompt, args.input_file, stdin_data, stdin_is_tty)
-    size = len(prompt.encode("utf-8"))
-    if args.prompt_via == "argv" and size > contract.MAX_ARGV_PROMPT_BYTES:
-        raise ClaudePrintError(
-            f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
-            f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
-        )
     try:
         os.getcwd()
     except OSError as exc:
@@ -283,6 +301,7 @@ def parse_options(
         resume=bool(args.resume or args.continue_),
         session_id=args.session_id,
     )
+    choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     if options.include_partial_messages:
         raise ClaudePrintError(
             "--include-partial-messages cannot be honoured: the TUI's transcript holds whole "

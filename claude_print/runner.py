@@ -19,7 +19,7 @@ from types import FrameType
 from typing import Any, Dict, List, Optional
 
 from claude_print import contract, output, screens, stream
-from claude_print.cli import Options
+from claude_print.cli import Options, choose_delivery
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
     EXIT_INTERRUPTED,
@@ -131,29 +131,6 @@ def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> 
             claude_version=fields.get("claude_version", ""),
         )
         Emitter(output_format).event(obj)
-
-
-def choose_delivery(options: Options) -> str:
-    size = len(options.prompt.encode("utf-8"))
-    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
-    if options.prompt_via == "argv":
-        if not fits:
-            raise ClaudePrintError(
-                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
-                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
-            )
-        return "argv"
-    delivery = (
-        "argv"
-        if options.prompt_via != "paste" and options.prompt_source == "argv" and fits
-        else "paste"
-    )
-    if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
-        raise ClaudePrintError(
-            "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
-            "pasted whole (use --prompt-via argv, up to 128 KiB)"
-        )
-    return delivery
 
 
 def build_argv(
