@@ -72,19 +72,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
-CC_VERSION = "2.1.197"
-DEFAULT_CC = (
-    Path.home()
-    / ".cache"
-    / "claude-print-test"
-    / f"cc-{CC_VERSION}"
-    / "node_modules"
-    / "@anthropic-ai"
-    / "claude-code-linux-x64"
-    / "claude"
-)
 PYZ = ROOT / "dist" / "claude-print.pyz"
-FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
 POLL = 0.005  # /proc sampling interval while a measured process runs...
 FAST_POLL, FAST_FOR = 0.001, 0.3  # ...and at first, when short-lived baselines run
 RUN_TIMEOUT = 180.0
@@ -98,15 +86,24 @@ Stats = Dict[str, Any]
 # --- the fake API, with a clock -------------------------------------------
 
 
+def _load_fake_api() -> Any:
+    """tests/fake_api.py (the fake API, the pinned Claude Code, the seeded HOME)."""
+    spec = importlib.util.spec_from_file_location("fake_api", ROOT / "tests" / "fake_api.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fake_api"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+FAKE_API: Any = _load_fake_api()
+
+
 class Api:
     """tests/fake_api.py's server in a thread; remembers when each turn's request came in."""
 
     def __init__(self) -> None:
-        spec = importlib.util.spec_from_file_location("fake_api", ROOT / "tests" / "fake_api.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["fake_api"] = module
-        spec.loader.exec_module(module)
+        module = FAKE_API
         self.module: Any = module
         self.server: Any = module.FakeApiServer().start()
         self.url: str = self.server.url
@@ -504,13 +501,7 @@ class Bench:
         for d in (self.home, self.project, self.tmp, self.bin):
             d.mkdir()
         (self.bin / "claude").symlink_to(self.claude)
-        seed = {
-            "hasCompletedOnboarding": True,
-            "theme": "dark",
-            "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
-            "projects": {os.path.realpath(self.project): {"hasTrustDialogAccepted": True}},
-        }
-        (self.home / ".claude.json").write_text(json.dumps(seed))
+        FAKE_API.seed_home(self.home, trusted=[self.project])
         self.env = self._env()
         if args.claude_print == "pyz":
             self.claude_print = [sys.executable, str(PYZ)]
@@ -533,7 +524,7 @@ class Bench:
             HOME=str(self.home),
             TMPDIR=str(self.tmp),
             ANTHROPIC_BASE_URL=self.api.url,
-            ANTHROPIC_API_KEY=FAKE_KEY,
+            ANTHROPIC_API_KEY=FAKE_API.FAKE_KEY,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_AUTOUPDATER="1",
             XDG_CONFIG_HOME=str(self.home / ".config"),
@@ -1042,7 +1033,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--runs", type=int, default=None, help="runs per measurement (default 15)")
     p.add_argument("--parallel", type=int, default=None, help="batch size (default 20)")
     p.add_argument("--quick", action="store_true", help="3 runs, batches of 4 (unless given)")
-    p.add_argument("--claude", default=os.environ.get("CLAUDE_PRINT_TEST_CLAUDE", str(DEFAULT_CC)))
+    p.add_argument(
+        "--claude", default=os.environ.get("CLAUDE_PRINT_TEST_CLAUDE", str(FAKE_API.PINNED_BINARY))
+    )
     p.add_argument(
         "--claude-print",
         choices=("pyz", "module"),

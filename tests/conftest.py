@@ -16,26 +16,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fake_api import FakeApiServer  # noqa: E402
+from fake_api import (  # noqa: E402
+    FAKE_KEY,
+    PINNED_BINARY,
+    FakeApiServer,
+    seed_home,
+)
 
 MOCK_CLAUDE = ROOT / "mock_claude" / "claude"
-FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
-CC_VERSION = "2.1.197"
-DEFAULT_CC = (
-    Path.home()
-    / ".cache"
-    / "claude-print-test"
-    / f"cc-{CC_VERSION}"
-    / "node_modules"
-    / "@anthropic-ai"
-    / "claude-code-linux-x64"
-    / "claude"
-)
 RUN_TIMEOUT = 120  # generous upper bound for one claude-print run
 
 
 def real_claude_path() -> Optional[str]:
-    path = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(DEFAULT_CC)
+    path = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(PINNED_BINARY)
     return path if os.access(path, os.X_OK) else None
 
 
@@ -113,12 +106,7 @@ def sandbox(tmp_path: Path, fake_api: FakeApiServer) -> Sandbox:
     home, project, tmp = tmp_path / "home", tmp_path / "project", tmp_path / "tmp"
     for d in (home, project, tmp):
         d.mkdir()
-    seed = {
-        "hasCompletedOnboarding": True,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
-    }
-    (home / ".claude.json").write_text(json.dumps(seed))
+    seed_home(home)
     return Sandbox(home, project, tmp, fake_api.url)
 
 

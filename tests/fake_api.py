@@ -27,15 +27,44 @@ import argparse
 import hashlib
 import http.server
 import json
+import os
 import re
 import socketserver
 import sys
 import threading
 import time
 import uuid
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 MODEL_DEFAULT = "claude-sonnet-4-5-20250929"
+# What every offline run of the real Claude Code needs (tests, demo, benchmark).
+PINNED_CLAUDE_CODE = "2.1.197"
+PINNED_BINARY = (
+    Path.home()
+    / ".cache"
+    / "claude-print-test"
+    / f"cc-{PINNED_CLAUDE_CODE}"
+    / "node_modules"
+    / "@anthropic-ai"
+    / "claude-code-linux-x64"
+    / "claude"
+)  # where scripts/install-claude-code puts it
+FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
+
+
+def seed_home(home: Path, trusted: Sequence[Path] = ()) -> None:
+    """A throw-away HOME where the TUI skips onboarding and the API-key question."""
+    seed: Dict[str, Any] = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
+    }
+    if trusted:
+        seed["projects"] = {os.path.realpath(p): {"hasTrustDialogAccepted": True} for p in trusted}
+    (home / ".claude.json").write_text(json.dumps(seed))
+
+
 _DIRECTIVE = re.compile(r"\[\[(\w+):(.*?)\]\]", re.S)
 
 
