@@ -45,6 +45,12 @@ REANSWER_AFTER = 2.0  # a screen that did not react to our keys gets them again
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
 # Submitted, yet no record of it after this long: the keys were lost.
 PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
+# A pasted prompt still in the input box this long after Enter, with the TUI quiet,
+# lost its Enter (seen under CPU load): press it again, a bounded number of times.
+# An extra Enter on the emptied box of a running turn does nothing (measured).
+ENTER_RETRY_AFTER = 2.0
+ENTER_RETRY_QUIET = 0.5
+ENTER_PRESSES = 4
 MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
@@ -147,10 +153,9 @@ def build_argv(
     return argv
 
 
-def paste_keys(prompt: str) -> List[bytes]:
-    """The paste, then Enter once the TUI has taken it in."""
-    paste = contract.PASTE_START + prompt.encode("utf-8") + contract.PASTE_END
-    return [paste, contract.KEY_ENTER]
+def paste_keys(prompt: str) -> bytes:
+    """The prompt as one bracketed paste (Enter follows once the input box shows it)."""
+    return contract.PASTE_START + prompt.encode("utf-8") + contract.PASTE_END
 
 
 class Session:
@@ -184,7 +189,9 @@ class Session:
         self.pending_keys: List[bytes] = []
         self.last_output = started
         self.last_key = started
+        self.pasted_at: Optional[float] = None
         self.submitted_at: Optional[float] = None
+        self.enter_presses = 0
         self.answered: Dict[str, float] = {}
         self.unknown_since: Optional[float] = None
         self.denials: List[Dict[str, Any]] = []
@@ -386,6 +393,9 @@ class Session:
         if self.pending_keys or self.outbox:
             return
         lines = self.screen.lines()
+        if self.pasted_at is not None:
+            self._await_paste(lines, now, self.pasted_at)
+            return
         state = screens.classify(lines)
         if state.kind in ("trust", "bypass"):
             self.unknown_since = None
@@ -393,7 +403,11 @@ class Session:
         elif state.kind in screens.BLOCKING_ADVICE:
             raise ClaudePrintError(self._screen_message(screens.BLOCKING_ADVICE[state.kind], lines))
         elif state.kind == "ready":
-            self._submit(now)
+            if self.delivery == "paste":
+                self._paste(now)
+            else:
+                self.trace("input box ready; the argv prompt submits itself")
+                self.submitted_at = now
         elif state.kind == "choice":
             self.unknown_since = self.unknown_since or now
             if now - self.unknown_since >= UNKNOWN_SCREEN_GRACE and now - self.last_output >= 1.0:
@@ -403,7 +417,7 @@ class Session:
                     )
                 )
         elif self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
-            self._submit(now)  # the argv prompt went in by itself: its transcript exists
+            self.submitted_at = now  # the argv prompt went in by itself: its transcript exists
         if self.submitted_at is None and now - self.started >= STARTUP_TIMEOUT:
             what = "drew nothing" if not any(lines) else "never showed its input box"
             raise ClaudePrintError(
@@ -442,13 +456,30 @@ class Session:
         self.answered[state.kind] = now
         self.pending_keys += keys
 
-    def _submit(self, now: float) -> None:
-        self.submitted_at = now
-        if self.delivery == "paste":
-            self.pending_keys += paste_keys(self.options.prompt)
-            self.trace(f"input box ready; pasting {len(self.options.prompt)} chars")
-        else:
-            self.trace("input box ready; the argv prompt submits itself")
+    def _paste(self, now: float) -> None:
+        self.pasted_at = now
+        self.pending_keys.append(paste_keys(self.options.prompt))
+        self.trace(f"input box ready; pasting {len(self.options.prompt)} chars")
+
+    def _await_paste(self, lines: List[str], now: float, pasted_at: float) -> None:
+        """Enter goes only once the input box shows the paste: an Enter that races a
+        large paste under load can be lost."""
+        if screens.input_box_text(lines):
+            self.trace("the input box shows the paste; pressing Enter")
+            self._press_enter(now)
+        elif now - pasted_at >= PROMPT_ARRIVAL_GRACE:
+            raise ClaudePrintError(
+                self._screen_message(
+                    f"the pasted prompt did not show in Claude Code's input box within "
+                    f"{PROMPT_ARRIVAL_GRACE:g}s",
+                    lines,
+                )
+            )
+
+    def _press_enter(self, now: float) -> None:
+        self.submitted_at = self.submitted_at or now
+        self.enter_presses += 1
+        self.pending_keys.append(contract.KEY_ENTER)
 
     def _lines(self) -> List[str]:
         """The screen as it is now, rendering any output held back during the turn."""
@@ -523,6 +554,9 @@ class Session:
         """The TUI logs a submitted prompt at once; silence means it never got it."""
         if self.records or self.hooks_seen or self.tail is None or self.submitted_at is None:
             return
+        if self._enter_lost(now):
+            self.trace("the prompt is still in the input box; pressing Enter again")
+            self._press_enter(now)
         if now - self.submitted_at >= PROMPT_ARRIVAL_GRACE:
             raise ClaudePrintError(
                 self._screen_message(
@@ -531,6 +565,16 @@ class Session:
                     self._lines(),
                 )
             )
+
+    def _enter_lost(self, now: float) -> bool:
+        return (
+            self.delivery == "paste"
+            and self.enter_presses < ENTER_PRESSES
+            and not (self.pending_keys or self.outbox)
+            and now - self.last_key >= ENTER_RETRY_AFTER
+            and now - self.last_output >= ENTER_RETRY_QUIET
+            and bool(screens.input_box_text(self._lines()))
+        )
 
     def _poll_tail(self) -> None:
         if self.tail is not None:

@@ -66,12 +66,25 @@ def parse_choices(lines: List[str]) -> ScreenState:
 def is_ready(lines: List[str]) -> bool:
     """The REPL's input box: a caret line between two rules, and the shortcuts footer."""
     footer = any(marker in line for line in lines for marker in contract.READY_FOOTERS)
-    if not footer:
-        return False
-    for i in range(1, len(lines) - 1):
+    return footer and input_box_text(lines) is not None
+
+
+def input_box_text(lines: List[str]) -> Optional[str]:
+    """What the REPL's input box shows, stripped ("" when empty; None when not drawn).
+
+    Only the box is looked for (the lowest caret line right under a rule, up to the
+    next rule): the footer below changes with what the box holds (blank after a short
+    paste, "paste again to expand" after one over 800 characters, which shows as
+    "[Pasted text #1 +N lines]").
+    """
+    for i in range(len(lines) - 1, 0, -1):
         if lines[i].lstrip().startswith(contract.CARET) and _is_rule(lines[i - 1]):
-            return any(_is_rule(line) for line in lines[i + 1 : i + 4])
-    return False
+            for end in range(i + 1, len(lines)):
+                if _is_rule(lines[end]):
+                    box = "\n".join(lines[i:end]).lstrip()[len(contract.CARET) :]
+                    return box.strip()
+            return None
+    return None
 
 
 def _is_rule(line: str) -> bool:

@@ -64,6 +64,9 @@ Scenarios (MOCK_CLAUDE_SCENARIO):
     slow:SECS          wait SECS before answering
     unknown_probe      also send ESC[?996n and an XTGETTCAP DCS after the first frame
     hang               after submit, never answer (SIGTERM still exits)
+    lose_prompt        Enter clears the input box but submits nothing
+    drop_enter         ignore the first Enter after a paste (the real TUI under load)
+    ignore_paste       bracketed pastes never reach the input box
 
 The answer is "ACK <len(prompt)> <sha256(prompt)[:12]>" like tests/fake_api.py, which
 also honours the same prompt directives: [[reply:TEXT]], [[error:STATUS]],
@@ -127,6 +130,8 @@ SCENARIOS = (
     "unknown_probe",
     "hang",
     "lose_prompt",
+    "drop_enter",
+    "ignore_paste",
 )
 ROOT_BYPASS_ERROR = (
     "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
@@ -757,6 +762,7 @@ class App:
         self.backlog: List[Event] = []  # typed while busy: exempt from the guard
         self.pieces: List[Tuple[str, str]] = []  # input box: (actual text, shown text)
         self.pastes = 0
+        self.paste_pending_enter = False
         self.turns = 0
         self.started = time.time()
         self.session_file = os.path.join(self.home, ".claude", "sessions", f"{os.getpid()}.json")
@@ -1190,6 +1196,9 @@ class App:
 
     def handle_input(self, kind: str, value: str) -> None:
         if kind == "paste":
+            if "ignore_paste" in self.sc:
+                return
+            self.paste_pending_enter = "drop_enter" in self.sc
             text = value.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
             shown = text
             if len(text) > 800:
@@ -1204,6 +1213,9 @@ class App:
             actual, shown = self.pieces.pop()
             if actual == shown and len(actual) > 1:
                 self.pieces.append((actual[:-1], shown[:-1]))
+        elif value == "enter" and self.paste_pending_enter:
+            self.paste_pending_enter = False
+            return  # lost, as an Enter racing a big paste can be in the real TUI
         elif value == "enter":
             prompt = "".join(a for a, _ in self.pieces)
             shown = "".join(s for _, s in self.pieces)

@@ -903,3 +903,25 @@ def test_a_lost_prompt_fails_instead_of_hanging(sandbox: Sandbox, via: str) -> N
     )
     check(sandbox, proc, 2)
     assert "the prompt did not reach Claude Code within 3s" in err(proc)
+
+
+@pytest.mark.parametrize("size", [40, 5000], ids=["short-paste", "long-paste"])
+def test_a_lost_enter_after_a_paste_is_pressed_again(sandbox: Sandbox, size: int) -> None:
+    # The real TUI under CPU load once kept a 200 KB paste in its input box and lost
+    # the Enter that followed it; the prompt must still go in, exactly once.
+    prompt = ("lost enter " * size)[:size]
+    proc = run_mock(sandbox, ["--verbose", "--prompt-via", "paste", prompt], "drop_enter")
+    check(sandbox, proc, 0, "pressing Enter again")
+    assert proc.stdout.decode() == ack(prompt) + "\n"
+    assert submitted(sandbox) == [prompt.encode()]
+
+
+def test_a_paste_that_never_shows_fails_instead_of_hanging(sandbox: Sandbox) -> None:
+    proc = run_mock(
+        sandbox,
+        ["--prompt-via", "paste", "hi"],
+        "ignore_paste",
+        env={"CLAUDE_PRINT_PROMPT_TIMEOUT": "3"},
+    )
+    check(sandbox, proc, 2, "the pasted prompt did not show in Claude Code's input box within 3s")
+    assert submitted(sandbox) == []

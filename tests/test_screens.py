@@ -296,3 +296,41 @@ def test_screen_excerpt() -> None:
 def test_version_on_screen() -> None:
     assert screens.claude_version_on_screen(["╭─── Claude Code v2.1.263 ───╮"]) == "2.1.263"
     assert screens.claude_version_on_screen(capture("trust.bin")) is None
+
+
+# ------------------------------------------------------- the input box
+
+
+def test_input_box_is_empty_when_ready() -> None:
+    assert screens.input_box_text(capture("ready.bin")) == ""
+
+
+@pytest.mark.parametrize(
+    "box, footer, text",
+    [
+        # measured on 2.1.197: the footer changes with what the box holds
+        ([CARET + "\u00a0hello world"], "", "hello world"),
+        ([CARET + "\u00a0first line", "  second line"], "", "first line\n  second line"),
+        (
+            [CARET + "\u00a0[Pasted text #1 +2986 lines]"],
+            "  paste again to expand",
+            "[Pasted text #1 +2986 lines]",
+        ),
+    ],
+    ids=["short", "multi-line", "placeholder"],
+)
+def test_input_box_shows_a_paste_whatever_the_footer(
+    box: List[str], footer: str, text: str
+) -> None:
+    lines = capture("ready.bin")
+    caret = lines.index(CARET)
+    lines = [*lines[:caret], *box, *lines[caret + 1 :]]
+    lines[footer_index(lines)] = footer
+    assert screens.input_box_text(lines) == text
+    assert not is_ready(lines) or footer
+
+
+def test_no_input_box_on_a_menu_or_without_rules() -> None:
+    assert screens.input_box_text(capture("trust.bin")) is None
+    lines = capture("ready.bin")
+    assert screens.input_box_text([line if line != RULE else "" for line in lines]) is None
