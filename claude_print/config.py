@@ -28,11 +28,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from claude_print.errors import EXIT_USAGE, ClaudePrintError
 
-_toml: Optional[ModuleType] = None
-if sys.version_info >= (3, 11):
-    import tomllib  # novermin
-
-    _toml = tomllib
+# Imported only when a config file exists: most runs have none.
+USE_TOMLLIB = sys.version_info >= (3, 11)
 
 SECTION = "defaults"
 
@@ -90,11 +87,20 @@ def parse_defaults(raw: bytes, path: str) -> Defaults:
         raise _error(path, line, "not valid UTF-8") from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    if _toml is not None:
-        tables = _parse_with_tomllib(_toml, text, path)
+    toml = _tomllib()
+    if toml is not None:
+        tables = _parse_with_tomllib(toml, text, path)
     else:
         tables = _parse_subset(text, path)
     return _build(tables, path)
+
+
+def _tomllib() -> Optional[ModuleType]:
+    if sys.version_info >= (3, 11) and USE_TOMLLIB:
+        import tomllib  # novermin
+
+        return tomllib
+    return None
 
 
 # One parsed file: {section ("" = top level): {key: (value, line or None)}}, plus each

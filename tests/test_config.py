@@ -24,13 +24,11 @@ from claude_print.errors import ClaudePrintError
 def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     if request.param == "tomllib":
         if sys.version_info >= (3, 11):
-            import tomllib  # novermin
-
-            monkeypatch.setattr(config, "_toml", tomllib)
+            monkeypatch.setattr(config, "USE_TOMLLIB", True)
         else:
             pytest.skip("tomllib needs Python 3.11+")
     else:
-        monkeypatch.setattr(config, "_toml", None)
+        monkeypatch.setattr(config, "USE_TOMLLIB", False)
     yield request.param
 
 
