@@ -7,9 +7,7 @@ import contextlib
 import os
 import shutil
 import sys
-import uuid
-from dataclasses import dataclass, field
-from typing import BinaryIO, List, Mapping, Optional, Sequence
+from typing import BinaryIO, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from claude_print import __version__, contract
 from claude_print.errors import ClaudePrintError
@@ -20,8 +18,9 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 PROMPT_VIA = ("auto", "argv", "paste")
 
 
-@dataclass
-class Options:
+class Options(NamedTuple):
+    """One run, as asked for (immutable: ``_replace`` makes a changed copy)."""
+
     prompt: str
     prompt_source: str  # "argv", "stdin", "file" or "argv+stdin"
     output_format: str = "text"
@@ -32,7 +31,7 @@ class Options:
     verbose: bool = False
     prompt_via: str = "auto"
     include_partial_messages: bool = False
-    forwarded: List[str] = field(default_factory=list)  # flags passed to the TUI as they are
+    forwarded: Tuple[str, ...] = ()  # flags passed to the TUI as they are
     skip_permissions: bool = False
     permission_mode: Optional[str] = None
     model: Optional[str] = None
@@ -116,10 +115,21 @@ def _positive_int(text: str) -> int:
 
 
 def _uuid(text: str) -> str:
+    import uuid  # only for --session-id: its import costs ~3 ms at start
+
     try:
         return str(uuid.UUID(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a UUID: {text!r}") from None
+
+
+def new_session_id() -> str:
+    """A random (version 4) UUID in canonical form, without importing uuid."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _positive_float(text: str) -> float:
@@ -294,7 +304,7 @@ def parse_options(
         verbose=args.verbose,
         prompt_via=args.prompt_via,
         include_partial_messages=args.include_partial_messages,
-        forwarded=forwarded_flags(args),
+        forwarded=tuple(forwarded_flags(args)),
         skip_permissions=args.dangerously_skip_permissions,
         permission_mode=args.permission_mode,
         model=args.model,
@@ -382,7 +392,7 @@ def _main(argv: Sequence[str]) -> int:
 
                 return doctor.run(args.claude_binary, clean=args.clean)
             return print_version(args.claude_binary)
-        options.claude_binary = resolve_binary(options.claude_binary)
+        options = options._replace(claude_binary=resolve_binary(options.claude_binary))
     except ClaudePrintError as exc:
         fmt = _requested_format(argv)
         runner.report_failure(exc, fmt)

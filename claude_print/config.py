@@ -22,9 +22,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from claude_print.errors import EXIT_USAGE, ClaudePrintError
 
@@ -34,8 +33,7 @@ USE_TOMLLIB = sys.version_info >= (3, 11)
 SECTION = "defaults"
 
 
-@dataclass(frozen=True)
-class Defaults:
+class Defaults(NamedTuple):
     """Values from the config file; None where the file does not set one."""
 
     model: Optional[str] = None

@@ -14,8 +14,7 @@ import os
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
@@ -39,10 +38,9 @@ printf '%s %s\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
 """
 
 
-@dataclass
-class HookEvent:
+class HookEvent(NamedTuple):
     name: str
-    payload: Dict[str, Any] = field(default_factory=dict)
+    payload: Dict[str, Any]
     error: Optional[str] = None  # set when the payload could not be read as a JSON object
 
 
@@ -135,9 +133,9 @@ class Relay:
                 payload = json.load(f)
             os.unlink(path)
         except (OSError, ValueError) as exc:
-            return HookEvent(name, error=f"unreadable {name} hook payload: {exc}")
+            return HookEvent(name, {}, f"unreadable {name} hook payload: {exc}")
         if not isinstance(payload, dict):
-            return HookEvent(name, error=f"{name} hook payload is not a JSON object")
+            return HookEvent(name, {}, f"{name} hook payload is not a JSON object")
         return HookEvent(name, payload)
 
     def close(self) -> None:

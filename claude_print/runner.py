@@ -14,12 +14,11 @@ import select
 import signal
 import sys
 import time
-import uuid
 from types import FrameType
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from claude_print import contract, output, screens, stream
-from claude_print.cli import Options, choose_delivery
+from claude_print import contract, screens
+from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
     EXIT_INTERRUPTED,
@@ -31,13 +30,12 @@ from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, child_environment
 from claude_print.relay import HookEvent, Relay
 from claude_print.terminal import Screen
-from claude_print.transcript import (
-    TranscriptTail,
-    TurnSummary,
-    summarise,
-    transcript_path,
-    turn_records,
-)
+
+# output, stream and transcript (json, calendar, datetime ...) are imported where they
+# are first used, after the TUI has been spawned: its boot hides their cost.
+if TYPE_CHECKING:
+    from claude_print.stream import StreamConverter
+    from claude_print.transcript import TranscriptTail, TurnSummary
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
@@ -111,12 +109,16 @@ class Emitter:
             os.close(devnull)
 
     def event(self, obj: Dict[str, Any]) -> None:
+        from claude_print import output
+
         if self.collected is not None:
             self.collected.append(obj)
         else:
             self.line(output.render_json(obj))
 
     def result(self, obj: Dict[str, Any]) -> None:
+        from claude_print import output
+
         if self.output_format == "text":
             self.line(output.render_text(obj))
         elif self.collected is not None:
@@ -127,6 +129,8 @@ class Emitter:
 
 def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> None:
     """An error before or outside a session: message on stderr, json object on stdout."""
+    from claude_print import output
+
     sys.stderr.write(f"claude-print: error: {exc.message}\n")
     if output_format in ("json", "stream-json"):
         obj = output.error_object(
@@ -169,7 +173,7 @@ class Session:
         self.deadline = started + options.timeout
         self.cwd = os.getcwd()
         self.session_id: Optional[str] = options.session_id or (
-            None if options.resume else str(uuid.uuid4())
+            None if options.resume else new_session_id()
         )
         self.delivery = choose_delivery(options)
         self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
@@ -197,7 +201,7 @@ class Session:
         self.denials: List[Dict[str, Any]] = []
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
-        self.converter: Optional[stream.StreamConverter] = None
+        self.converter: Optional[StreamConverter] = None
         self.next_tail = 0.0
         self.claude_version = ""
         self.init_sent = False
@@ -265,23 +269,30 @@ class Session:
         self.child = PtyChild(argv, child_environment(os.environ), cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.session_id is not None:
+            from claude_print.transcript import transcript_path
+
             home = os.path.expanduser("~")
             config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
             self._open_tail(transcript_path(home, self.cwd, self.session_id, config_dir=config_dir))
 
     def _open_tail(self, path: str) -> None:
+        from claude_print.stream import StreamConverter
+        from claude_print.transcript import TranscriptTail
+
         self.tail = TranscriptTail(path)
         if self.emitter.streams_events and self.session_id:
-            self.converter = stream.StreamConverter(self.session_id)
+            self.converter = StreamConverter(self.session_id)
 
     def _emit_init(self, model: str = "") -> None:
         """stream-json's first line, sent once the first record tells the model in use."""
         if self.init_sent or self.session_id is None:
             return
         self.init_sent = True
+        from claude_print.stream import init_event
+
         memory = os.path.join(os.path.dirname(self.tail.path), "memory", "") if self.tail else None
         self.emitter.event(
-            stream.init_event(
+            init_event(
                 cwd=self.cwd,
                 session_id=self.session_id,
                 model=model or self.options.model or "",
@@ -596,10 +607,14 @@ class Session:
             self.emitter.event(event)
 
     def _turn(self) -> TurnSummary:
+        from claude_print.transcript import summarise, turn_records
+
         return summarise(turn_records(self.records, self.session_id or ""))
 
     def _try_finish(self, force: bool) -> Optional[int]:
         """The result once the turn is on disk (or, with `force`, with what there is)."""
+        from claude_print.output import result_object
+
         assert self.stop_event is not None
         event = self.stop_event
         self._poll_tail()
@@ -622,7 +637,7 @@ class Session:
             summary.is_api_error = summary.is_api_error or event.name == contract.HOOK_STOP_FAILURE
         self._flush_stream()
         denials = summary.permission_denials or _denials_with_ids(self.denials, summary.tool_uses)
-        obj = output.result_object(
+        obj = result_object(
             summary,
             session_id=self.session_id or "",
             duration_ms=_ms(time.monotonic() - self.started),
@@ -642,9 +657,11 @@ class Session:
 
     def _max_turns(self, summary: TurnSummary) -> int:
         """`claude -p` stops before the API call that would pass the limit; so do we."""
+        from claude_print.output import error_object
+
         limit = self.options.max_turns or 0
         self._flush_stream()
-        obj = output.error_object(
+        obj = error_object(
             "error_max_turns",
             f"Reached maximum number of turns ({limit})",
             session_id=self.session_id or "",

@@ -9,8 +9,7 @@ versions, so the keys to send are computed from where the caret is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, NamedTuple, Optional, Sequence
 
 from claude_print import contract
 
@@ -37,10 +36,9 @@ BLOCKING_ADVICE = {
 }
 
 
-@dataclass
-class ScreenState:
+class ScreenState(NamedTuple):
     kind: str  # a contract.SCREEN_MARKERS key, "ready", "choice" (unknown dialog) or "other"
-    choices: List[str] = field(default_factory=list)
+    choices: Sequence[str] = ()
     selected: Optional[int] = None  # index into choices of the caret's entry
 
 
@@ -107,9 +105,7 @@ def classify(lines: List[str]) -> ScreenState:
     ]
     if found:
         specific = [kind for kind in found if kind not in _BANNER_KINDS]
-        state = parse_choices(lines)
-        state.kind = (specific or found)[0]
-        return state
+        return parse_choices(lines)._replace(kind=(specific or found)[0])
     if is_ready(lines):
         return ScreenState("ready")
     state = parse_choices(lines)

@@ -223,7 +223,7 @@ def test_print_mode_flags_are_never_forwarded() -> None:
             "hi",
         ]
     )
-    assert opts.forwarded == []
+    assert list(opts.forwarded) == []
     assert opts.output_format == "stream-json"
     assert opts.timeout == 30.0
     assert opts.max_turns == 4
@@ -231,7 +231,7 @@ def test_print_mode_flags_are_never_forwarded() -> None:
     assert opts.prompt_via == "paste"
     assert opts.inherit_hooks is False
     assert opts.claude_binary == "/x/claude"
-    assert options(["--print", "hi"]).forwarded == []
+    assert list(options(["--print", "hi"]).forwarded) == []
 
 
 def test_value_flags_are_forwarded_in_a_stable_order() -> None:
@@ -256,7 +256,7 @@ def test_value_flags_are_forwarded_in_a_stable_order() -> None:
             "hi",
         ]
     )
-    assert opts.forwarded == [
+    assert list(opts.forwarded) == [
         "--model",
         "sonnet",
         "--permission-mode",
@@ -295,7 +295,7 @@ def test_allowed_tools_values() -> None:
             "hi",
         ]
     )
-    assert opts.forwarded == [
+    assert list(opts.forwarded) == [
         "--allowedTools",
         "Bash(git log:*)",
         "Read",
@@ -318,10 +318,10 @@ def test_allowed_tools_swallow_a_following_prompt_like_claude_p() -> None:
 
 def test_bool_flags() -> None:
     opts = options(["--continue", "--dangerously-skip-permissions", "hi"])
-    assert opts.forwarded == ["--continue", "--dangerously-skip-permissions"]
+    assert list(opts.forwarded) == ["--continue", "--dangerously-skip-permissions"]
     assert opts.resume is True
     assert opts.skip_permissions is True
-    assert options(["-c", "hi"]).forwarded == ["--continue"]
+    assert list(options(["-c", "hi"]).forwarded) == ["--continue"]
 
 
 def test_defaults_without_flags_or_config() -> None:
@@ -331,7 +331,7 @@ def test_defaults_without_flags_or_config() -> None:
     assert opts.claude_binary == "claude"
     assert opts.inherit_hooks is True
     assert opts.max_turns is None
-    assert opts.forwarded == []
+    assert list(opts.forwarded) == []
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ claude_binary = "/config/claude"
 def test_config_defaults_apply(tmp_path: Path) -> None:
     opts = options(["hi"], environ=write_config(tmp_path, CONFIG))
     assert opts.model == "config-model"
-    assert opts.forwarded == ["--model", "config-model"]
+    assert list(opts.forwarded) == ["--model", "config-model"]
     assert opts.max_turns == 7
     assert opts.timeout == 90.5
     assert opts.inherit_hooks is False
@@ -416,7 +416,7 @@ def test_flags_beat_config(tmp_path: Path) -> None:
         environ=environ,
     )
     assert opts.model == "flag-model"
-    assert opts.forwarded == ["--model", "flag-model"]
+    assert list(opts.forwarded) == ["--model", "flag-model"]
     assert opts.max_turns == 2
     assert opts.timeout == 5.0
     assert opts.claude_binary == "/flag/claude"
@@ -505,3 +505,14 @@ def test_main_keyboard_interrupt_is_130(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(SystemExit) as info:
         cli.main(["hi"])
     assert info.value.code == 130
+
+
+def test_new_session_id_is_a_canonical_version_4_uuid() -> None:
+    import uuid
+
+    ids = {cli.new_session_id() for _ in range(200)}
+    assert len(ids) == 200
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -81,7 +81,7 @@ def test_keys_move_down_and_several_steps() -> None:
         contract.KEY_DOWN,
         contract.KEY_ENTER,
     ]
-    state.selected = 2
+    state = state._replace(selected=2)
     assert keys_to_choose(state, "No, exit") == [contract.KEY_UP] * 2 + [contract.KEY_ENTER]
 
 

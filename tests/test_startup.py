@@ -1,0 +1,42 @@
+"""What a run imports before it spawns Claude Code.
+
+Everything imported before the spawn delays the TUI's start one for one; what is
+imported after it overlaps with the TUI's own ~0.7 s boot. So the modules that only
+read the transcript and print (and the stdlib modules they pull in) must stay out of
+the pre-spawn import graph: cli -> config -> runner -> relay / pty_session / probes /
+terminal / screens.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+LATE = (
+    "claude_print.output",
+    "claude_print.stream",
+    "claude_print.transcript",
+    "claude_print.pricing",
+    "claude_print.doctor",
+    "dataclasses",  # pulls in inspect, dis, ast, tokenize (~8 ms)
+    "uuid",  # ~3 ms; a session id needs only os.urandom
+    "calendar",
+    "datetime",
+    "tomllib",  # only when a config file exists
+)
+
+
+def test_the_modules_a_spawn_needs_import_nothing_late() -> None:
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import claude_print.__main__, claude_print.cli, claude_print.config, claude_print.runner\n"
+        f"print(' '.join(sorted(set({LATE!r}) & set(sys.modules))))\n"
+    )
+    # -S: without site, whatever a site-packages .pth imports does not hide a regression.
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.split() == []
