@@ -7,9 +7,10 @@ Starts the fake Messages API (tests/fake_api.py) in this process and drives the 
 pinned Claude Code (scripts/install-claude-code) from a throw-away HOME. Everything runs
 on the same machine in the same run, so the figures compare like with like:
 
-- e2e: wall time of `claude-print "<prompt>"` and `claude -p "<prompt>"`, alternating,
-  N runs each, in one project dir whose trust is pre-seeded in ~/.claude.json (the trust
-  screen is not counted); plus one claude-print run in an untrusted dir.
+- e2e: wall time of `claude-print "<prompt>"` and `claude -p "<prompt>"`, with the floor
+  below, in rotating order, N runs each, in one project dir whose trust is pre-seeded
+  in ~/.claude.json (the trust screen is not counted); plus one claude-print run in an
+  untrusted dir.
 - floor: the bare TUI on a PTY with the prompt as argv and a Stop hook that writes to a
   FIFO, no claude-print logic (no probe replies, no waits, output drained):
   spawn -> Stop, then SIGTERM -> exited.
@@ -69,7 +70,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 PYZ = ROOT / "dist" / "claude-print.pyz"
@@ -509,6 +510,7 @@ class Bench:
             self.claude_print = [sys.executable, "-m", "claude_print"]
         self.counter = 0
         self.cp_runs: List[Measured] = []  # the e2e claude-print runs, for cpu/rss
+        self.floor_runs: List[FloorRun] = []  # the bare-TUI runs, interleaved with e2e
         # 1-minute load average at the start of each sequential phase (the bench itself
         # keeps one or two cores busy; more means someone else is using the machine)
         self.loads: List[float] = []
@@ -574,27 +576,35 @@ class Bench:
     # phases
 
     def e2e(self, runs: int) -> Dict[str, Any]:
-        self.log(f"e2e: {runs} x claude-print and claude -p, alternating")
+        """claude-print, claude -p and the bare TUI floor, in rotating order.
+
+        Interleaving the three keeps a slow spell of a shared machine from landing on
+        one of them only (the floor once ran as its own block and came out 100 ms
+        faster than the TUI under claude-print for no reason but timing)."""
+        self.log(f"e2e: {runs} x claude-print, claude -p and the bare TUI, rotating")
         cp: List[Measured] = []
         cp_prompts: List[str] = []
         p: List[Measured] = []
         p_prompts: List[str] = []
         bad: List[str] = []
-        for i in range(runs):
-            order = ("cp", "p") if i % 2 == 0 else ("p", "cp")
-            for which in order:
-                if which == "cp":
-                    m, prompt = self.claude_print_run(self.project)
-                    cp.append(m)
-                    cp_prompts.append(prompt)
-                else:
-                    m, prompt = self.claude_p_run()
-                    p.append(m)
-                    p_prompts.append(prompt)
-                if not self.correct(m, prompt):
-                    bad.append(
-                        f"{which}: rc={m.returncode} out={m.stdout[:80]!r} err={m.stderr[-300:]!r}"
-                    )
+        orders = (("cp", "p", "floor"), ("p", "floor", "cp"), ("floor", "cp", "p"))
+        with self._floor_hook() as (settings, fifo_fd):
+            for i in range(runs):
+                for which in orders[i % 3]:
+                    if which == "floor":
+                        self.floor_runs.append(
+                            run_floor(
+                                self.claude,
+                                self.prompt("floor"),
+                                str(self.project),
+                                self.env,
+                                settings,
+                                fifo_fd,
+                                self.api,
+                            )
+                        )
+                        continue
+                    self._e2e_one(which, cp, cp_prompts, p, p_prompts, bad)
         self.cp_runs = cp
         cp_wall, p_wall = summary([m.wall for m in cp]), summary([m.wall for m in p])
         request = summary([self._since(m, pr) for m, pr in zip(cp, cp_prompts)])
@@ -621,6 +631,26 @@ class Bench:
             "ratio_p90": round(cp_wall["p90"] / p_wall["p90"], 2),
             "failures": bad,
         }
+
+    def _e2e_one(
+        self,
+        which: str,
+        cp: List[Measured],
+        cp_prompts: List[str],
+        p: List[Measured],
+        p_prompts: List[str],
+        bad: List[str],
+    ) -> None:
+        if which == "cp":
+            m, prompt = self.claude_print_run(self.project)
+            cp.append(m)
+            cp_prompts.append(prompt)
+        else:
+            m, prompt = self.claude_p_run()
+            p.append(m)
+            p_prompts.append(prompt)
+        if not self.correct(m, prompt):
+            bad.append(f"{which}: rc={m.returncode} out={m.stdout[:80]!r} err={m.stderr[-300:]!r}")
 
     def _since(self, m: Measured, prompt: str) -> Optional[float]:
         seen = self.api.request_time(prompt)
@@ -700,8 +730,9 @@ class Bench:
             },
         }
 
-    def floor(self, runs: int) -> Dict[str, Any]:
-        self.log(f"floor: {runs} x the bare TUI on a PTY (argv prompt, Stop hook -> FIFO)")
+    @contextlib.contextmanager
+    def _floor_hook(self) -> Iterator[Tuple[str, int]]:
+        """The floor's settings file (a Stop hook that writes to a FIFO) and the FIFO."""
         d = self.root / "floor"
         d.mkdir()
         fifo = d / "stop.fifo"
@@ -713,23 +744,15 @@ class Bench:
         settings = d / "settings.json"
         hook = {"type": "command", "command": f"/bin/sh {shlex.quote(str(script))}"}
         settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
-        results: List[FloorRun] = []
         try:
-            for _ in range(runs):
-                results.append(
-                    run_floor(
-                        self.claude,
-                        self.prompt("floor"),
-                        str(self.project),
-                        self.env,
-                        str(settings),
-                        fifo_fd,
-                        self.api,
-                    )
-                )
+            yield str(settings), fifo_fd
         finally:
             os.close(fifo_fd)
             os.close(keeper)
+
+    def floor(self) -> Dict[str, Any]:
+        """The bare-TUI runs made during e2e()."""
+        results = self.floor_runs
         return {
             "spawn_to_request_ms": summary([r.request for r in results]),
             "spawn_to_stop_ms": summary([r.stop for r in results]),
@@ -1063,7 +1086,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "settings": {"runs": runs, "parallel": par, "quick": args.quick},
         }
         result["e2e"] = bench.e2e(runs)
-        result["floor"] = bench.floor(runs)
+        result["floor"] = bench.floor()
         result["phases"] = bench.phases(runs)
         result["untrusted"] = bench.untrusted()
         result["cpu_rss"] = bench.cpu_rss(runs)
