@@ -13,6 +13,13 @@
 # then prints `claude-print --version` and runs `claude-print --check` (SKIP_CHECK=1
 # skips it); a failed check exits non-zero but leaves the install in place.
 #
+# The installed copy's first line names the interpreter directly, with -S, instead of the
+# .pyz's portable "#!/usr/bin/env python3": the Python behind `python3` on PATH (a pyenv
+# or asdf shim resolved to the real binary; a venv to its base interpreter). A shim costs
+# ~100 ms per start and site's .pth files more; claude-print needs no site-packages.
+#   CLAUDE_PRINT_PYTHON=/path/to/python3 ./install.sh   # use that interpreter
+#   CLAUDE_PRINT_PYTHON=env ./install.sh                # keep "#!/usr/bin/env python3"
+#
 # Every file is copied to a temp file in the target directory and renamed into place.
 # An existing claude-print that differs is kept as claude-print.prev. Roll back with:
 #   mv ~/.local/bin/claude-print.prev ~/.local/bin/claude-print
@@ -24,12 +31,35 @@ die() { printf '%s\n' "install.sh: error: $*" >&2; exit 1; }
 here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
 
 # --- checks that touch nothing -----------------------------------------------------------
-command -v python3 >/dev/null 2>&1 ||
-    die "python3 not found on PATH: claude-print needs Python 3.8 or newer"
-py_version=$(python3 -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) ||
-    die "python3 does not run"
-python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' ||
-    die "python3 is $py_version: claude-print needs Python 3.8 or newer"
+python=${CLAUDE_PRINT_PYTHON:-python3}
+[ "$python" = env ] && python=python3
+command -v "$python" >/dev/null 2>&1 ||
+    die "$python not found: claude-print needs Python 3.8 or newer"
+py_version=$("$python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) ||
+    die "$python does not run"
+"$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' ||
+    die "$python is $py_version: claude-print needs Python 3.8 or newer"
+
+# The interpreter for the installed copy's first line, or "" to keep the .pyz's own.
+shebang_python=
+if [ "${CLAUDE_PRINT_PYTHON:-}" != env ]; then
+    shebang_python=$("$python" -c '
+import os, sys
+exe = sys.executable
+if sys.prefix != sys.base_prefix:  # a venv can be deleted: use the Python it was made from
+    base = os.path.join(sys.base_prefix, "bin", "python3")
+    exe = base if os.access(base, os.X_OK) else exe
+print(exe)
+' 2>/dev/null) || shebang_python=
+    case $shebang_python in
+        /*) ;;
+        *) shebang_python= ;;  # not an absolute path: keep /usr/bin/env
+    esac
+    case $shebang_python in
+        *[[:space:]]*) shebang_python= ;;  # a first line cannot hold a path with spaces
+    esac
+    [ "${#shebang_python}" -le 120 ] || shebang_python=
+fi
 
 if [ -n "${PREFIX:-}" ]; then
     prefix=$PREFIX
@@ -83,16 +113,33 @@ keep_prev() {
 
 mkdir -p -- "$bindir" || die "cannot create $bindir"
 
-if [ -f "$target" ] && cmp -s -- "$pyz" "$target"; then
+# The file to install: the .pyz, with its first line naming $shebang_python if there is one.
+# The zip after that line records its offsets from the start of the file, so the archive
+# may move forward but never back: a comment line makes up for a shorter first line.
+staged=$(mktemp "$bindir/.claude-print.staged.XXXXXX")
+tmp=$staged
+first_line="#!$shebang_python -S"
+pad="# installed by claude-print's install.sh (the line above names the interpreter)"
+if [ -n "$shebang_python" ] &&
+    [ $((${#first_line} + ${#pad} + 2)) -ge "$(head -n 1 -- "$pyz" | wc -c)" ]; then
+    { printf '%s\n%s\n' "$first_line" "$pad"; tail -n +2 -- "$pyz"; } >"$staged"
+else
+    cp -- "$pyz" "$staged"
+fi
+if [ -f "$target" ] && cmp -s -- "$staged" "$target"; then
+    rm -f -- "$staged"
     say "claude-print in $bindir is already this build"
 else
     if [ -f "$target" ]; then
         keep_prev "$target"
         say "kept the previous claude-print as $target.prev"
     fi
-    put_file "$pyz" "$target" 755
+    chmod 755 "$staged"
+    mv -f -- "$staged" "$target"
     say "installed $target"
 fi
+tmp=
+say "it runs with: $(head -n 1 "$target" | cut -c 3-)"
 
 if [ -n "$mock_src" ]; then
     put_file "$mock_src" "$bindir/mock-claude" 755

@@ -1,0 +1,164 @@
+"""install.sh, run from a release layout (install.sh + claude-print.pyz) into a temp PREFIX."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Dict, Optional
+
+import pytest
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rel = tmp_path_factory.mktemp("release")
+    env = {**os.environ, "OUT": str(rel / "claude-print.pyz")}
+    subprocess.run([str(ROOT / "build_zipapp.sh")], env=env, check=True, capture_output=True)
+    shutil.copy(ROOT / "install.sh", rel / "install.sh")
+    return rel
+
+
+def install(
+    release: Path, tmp_path: Path, python: Optional[str] = None, path: Optional[str] = None
+) -> subprocess.CompletedProcess[str]:
+    env: Dict[str, str] = {
+        k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_PRINT", "SHIV_"))
+    }
+    env.update(HOME=str(tmp_path / "home"), PREFIX=str(tmp_path / "prefix"), SKIP_CHECK="1")
+    env["SKIP_MOCK_CLAUDE"] = "1"
+    if python is not None:
+        env["CLAUDE_PRINT_PYTHON"] = python
+    if path is not None:
+        env["PATH"] = path
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return subprocess.run(
+        ["/bin/sh", str(release / "install.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def installed(tmp_path: Path) -> Path:
+    return tmp_path / "prefix" / "bin" / "claude-print"
+
+
+def first_line(path: Path) -> str:
+    return path.read_bytes().split(b"\n", 1)[0].decode()
+
+
+def test_installed_copy_names_the_real_interpreter_with_minus_s(
+    release: Path, tmp_path: Path
+) -> None:
+    proc = install(release, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    target = installed(tmp_path)
+    line = first_line(target)
+    assert line.startswith("#!/") and line.endswith(" -S"), line
+    interpreter = line[2:-3]
+    assert os.access(interpreter, os.X_OK), interpreter
+    assert "/shims/" not in interpreter
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
+    # The archive itself is untouched: same entries, same bytes.
+    with zipfile.ZipFile(release / "claude-print.pyz") as a, zipfile.ZipFile(target) as b:
+        assert [(i.filename, i.CRC) for i in a.infolist()] == [
+            (i.filename, i.CRC) for i in b.infolist()
+        ]
+    run = subprocess.run(
+        [str(target), "--version"],
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("claude-print ")
+    assert f"it runs with: {interpreter} -S" in proc.stdout
+
+
+def test_reinstalling_the_same_build_keeps_no_prev(release: Path, tmp_path: Path) -> None:
+    assert install(release, tmp_path).returncode == 0
+    again = install(release, tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "already this build" in again.stdout
+    assert not installed(tmp_path).with_name("claude-print.prev").exists()
+    assert [p.name for p in installed(tmp_path).parent.iterdir()] == ["claude-print"]
+
+
+def test_env_keeps_the_portable_first_line_and_the_previous_copy(
+    release: Path, tmp_path: Path
+) -> None:
+    assert install(release, tmp_path).returncode == 0
+    pinned = installed(tmp_path).read_bytes()
+    proc = install(release, tmp_path, python="env")
+    assert proc.returncode == 0, proc.stderr
+    assert installed(tmp_path).read_bytes() == (release / "claude-print.pyz").read_bytes()
+    assert installed(tmp_path).with_name("claude-print.prev").read_bytes() == pinned
+
+
+def test_a_shorter_first_line_still_runs(release: Path, tmp_path: Path) -> None:
+    # "#!/bin/python3 -S" is shorter than "#!/usr/bin/env python3": the zip's offsets
+    # count from the start of the file, so install.sh pads; without it Python reads the
+    # file as a script and fails with a SyntaxError.
+    link_dir = Path(tempfile.mkdtemp(prefix="c", dir="/tmp"))
+    try:
+        (link_dir / "p").symlink_to(sys.executable)
+        proc = install(release, tmp_path, python=str(link_dir / "p"))
+        line = first_line(installed(tmp_path))
+        assert len(line) + 1 < len("#!/usr/bin/env python3\n"), line
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        assert "claude-print --version: claude-print " in proc.stdout
+    finally:
+        shutil.rmtree(link_dir)
+
+
+def test_a_shim_on_path_is_resolved_to_the_interpreter_behind_it(
+    release: Path, tmp_path: Path
+) -> None:
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    shim.chmod(0o755)
+    proc = install(release, tmp_path, path=f"{shims}:/usr/bin:/bin")
+    assert proc.returncode == 0, proc.stderr
+    interpreter = first_line(installed(tmp_path))[2:-3]
+    assert Path(interpreter).resolve() == Path(sys.executable).resolve()
+    assert not interpreter.startswith(str(shims))
+
+
+def test_a_venv_python_is_replaced_by_its_base(release: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    proc = install(release, tmp_path, python=str(venv / "bin" / "python3"))
+    assert proc.returncode == 0, proc.stderr
+    interpreter = first_line(installed(tmp_path))[2:-3]
+    assert not interpreter.startswith(str(venv)), interpreter
+    shutil.rmtree(venv)  # the install outlives the venv
+    run = subprocess.run(
+        [str(installed(tmp_path)), "--version"],
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        capture_output=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+def test_too_old_a_python_installs_nothing(release: Path, tmp_path: Path) -> None:
+    old = tmp_path / "python2ish"
+    old.write_text('#!/bin/sh\ncase "$*" in *"print("*) echo 3.7.9 ;; *) exit 1 ;; esac\n')
+    old.chmod(0o755)
+    proc = install(release, tmp_path, python=str(old))
+    assert proc.returncode != 0
+    assert "is 3.7.9: claude-print needs Python 3.8 or newer" in proc.stderr
+    assert not (tmp_path / "prefix").exists()
