@@ -504,7 +504,9 @@ class Bench:
         (self.bin / "claude").symlink_to(self.claude)
         FAKE_API.seed_home(self.home, trusted=[self.project])
         self.env = self._env()
-        if args.claude_print == "pyz":
+        if args.claude_print == "installed":
+            self.claude_print = [self._install()]
+        elif args.claude_print == "pyz":
             self.claude_print = [sys.executable, str(PYZ)]
         else:
             self.claude_print = [sys.executable, "-m", "claude_print"]
@@ -514,6 +516,16 @@ class Bench:
         # 1-minute load average at the start of each sequential phase (the bench itself
         # keeps one or two cores busy; more means someone else is using the machine)
         self.loads: List[float] = []
+
+    def _install(self) -> str:
+        """install.sh into the temp dir, as a user would run it; the installed command."""
+        prefix = self.root / "prefix"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_PRINT")}
+        env.update(PREFIX=str(prefix), HOME=str(self.home), SKIP_CHECK="1", SKIP_MOCK_CLAUDE="1")
+        subprocess.run(
+            ["/bin/sh", str(ROOT / "install.sh")], env=env, check=True, stdout=subprocess.DEVNULL
+        )
+        return str(prefix / "bin" / "claude-print")
 
     def _env(self) -> Dict[str, str]:
         env = {
@@ -966,7 +978,8 @@ def print_table(r: Dict[str, Any]) -> None:
     w(f"\nclaude-print benchmark  {r['date']}  {r['claude_code_version']}\n")
     w(
         f"{r['machine']['cpu_model']}, {r['machine']['cores']} cores; python "
-        f"{r['machine']['python']}; claude-print = {' '.join(e2e['claude_print']['argv0'])}\n\n"
+        f"{r['machine']['python']}; claude-print = {' '.join(e2e['claude_print']['argv0'])}"
+        f" ({r['claude_print'].get('first_line', '')})\n\n"
     )
     w("end-to-end (trusted dir, alternating)\n")
     w(f"  claude-print         {fmt(e2e['claude_print']['wall_ms'])}\n")
@@ -1014,6 +1027,11 @@ def print_table(r: Dict[str, Any]) -> None:
     loads = r["load_average_1min"]
     if max(loads) > 1.5 * (r["machine"]["cores_usable"] or 1):
         w(f"WARNING: the machine was busy (1-min load average up to {max(loads)}): noisy\n")
+
+
+def first_line(path: str) -> str:
+    with open(path, "rb") as f:
+        return f.readline().decode("utf-8", "replace").rstrip("\n")
 
 
 def targets(r: Dict[str, Any]) -> Dict[str, Any]:
@@ -1077,9 +1095,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     p.add_argument(
         "--claude-print",
-        choices=("pyz", "module"),
-        default="pyz",
-        help="run dist/claude-print.pyz (default) or python3 -m claude_print",
+        choices=("installed", "pyz", "module"),
+        default="installed",
+        help="installed by install.sh into the temp dir (default: what users run), "
+        "dist/claude-print.pyz under this Python, or python3 -m claude_print",
     )
     p.add_argument("--out", default=str(ROOT / "bench" / "results-latest.json"))
     p.add_argument("--keep", action="store_true", help="keep the temp dir")
@@ -1098,7 +1117,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": machine(),
             "claude_code_version": claude_version(bench.claude),
-            "claude_print": {"form": args.claude_print, "pyz_sha256": pyz_sha},
+            "claude_print": {
+                "form": args.claude_print,
+                "argv0": bench.claude_print,
+                "first_line": first_line(bench.claude_print[-1]),
+                "pyz_sha256": pyz_sha,
+            },
             "settings": {"runs": runs, "parallel": par, "quick": args.quick},
         }
         result["e2e"] = bench.e2e(runs)
