@@ -488,9 +488,12 @@ class Session:
             )
 
     def _press_enter(self, now: float) -> None:
+        # At once, not after the quiet gap: the box showing the paste is the frame this
+        # key answers, and the TUI is quiet once it is drawn anyway (the gap cost 50 ms).
         self.submitted_at = self.submitted_at or now
         self.enter_presses += 1
-        self.pending_keys.append(contract.KEY_ENTER)
+        self.outbox += contract.KEY_ENTER
+        self.last_key = now
 
     def _lines(self) -> List[str]:
         """The screen as it is now, rendering any output held back during the turn."""
