@@ -203,6 +203,7 @@ def run_measured(
     env: Dict[str, str],
     timeout: float = RUN_TIMEOUT,
     tick: Optional[Callable[[float], None]] = None,
+    stdin: Optional[bytes] = None,
 ) -> Measured:
     """Run to completion; stderr lines are timestamped as they arrive (see module doc)."""
     m = Measured(list(argv), time.monotonic())
@@ -210,11 +211,14 @@ def run_measured(
         list(argv),
         cwd=cwd,
         env=env,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
+    if proc.stdin is not None:  # a short prompt: fits the pipe buffer, written at once
+        proc.stdin.write(stdin or b"")
+        proc.stdin.close()
     pid = proc.pid
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     open_fds = [out_fd, err_fd]
@@ -574,12 +578,19 @@ class Bench:
     # one run of each kind
 
     def claude_print_run(
-        self, cwd: Path, verbose: bool = False, watch: Optional[Dict[str, float]] = None
+        self,
+        cwd: Path,
+        verbose: bool = False,
+        watch: Optional[Dict[str, float]] = None,
+        via_stdin: bool = False,
     ) -> Tuple[Measured, str]:
+        """One run; the prompt as an argument, or (as NEEDLE does) on stdin: the paste path."""
         prompt = self.prompt("cp")
-        argv = [*self.claude_print, *(["--verbose"] if verbose else []), prompt]
+        argv = [*self.claude_print, *(["--verbose"] if verbose else [])]
         tick = None if watch is None else TurnWatcher(self.home, cwd, prompt, watch)
-        return run_measured(argv, str(cwd), self.env, tick=tick), prompt
+        if via_stdin:
+            return run_measured(argv, str(cwd), self.env, tick=tick, stdin=prompt.encode()), prompt
+        return run_measured([*argv, prompt], str(cwd), self.env, tick=tick), prompt
 
     def claude_p_run(self) -> Tuple[Measured, str]:
         prompt = self.prompt("p")
@@ -593,16 +604,26 @@ class Bench:
         Interleaving the three keeps a slow spell of a shared machine from landing on
         one of them only (the floor once ran as its own block and came out 100 ms
         faster than the TUI under claude-print for no reason but timing)."""
-        self.log(f"e2e: {runs} x claude-print, claude -p and the bare TUI, rotating")
+        self.log(
+            f"e2e: {runs} x claude-print (argument, stdin), claude -p and the bare TUI, rotating"
+        )
         cp: List[Measured] = []
         cp_prompts: List[str] = []
         p: List[Measured] = []
         p_prompts: List[str] = []
+        stdin_runs: List[Measured] = []
         bad: List[str] = []
-        orders = (("cp", "p", "floor"), ("p", "floor", "cp"), ("floor", "cp", "p"))
+        contenders = ["cp", "p", "floor", "cps"]
         with self._floor_hook() as (settings, fifo_fd):
             for i in range(runs):
-                for which in orders[i % 3]:
+                shift = i % len(contenders)
+                for which in contenders[shift:] + contenders[:shift]:
+                    if which == "cps":
+                        m, prompt = self.claude_print_run(self.project, via_stdin=True)
+                        stdin_runs.append(m)
+                        if not self.correct(m, prompt):
+                            bad.append(f"cps: rc={m.returncode} err={m.stderr[-300:]!r}")
+                        continue
                     if which == "floor":
                         self.floor_runs.append(
                             run_floor(
@@ -629,6 +650,10 @@ class Bench:
                 "samples_ms": [round(m.wall * 1000, 1) for m in cp],
                 "tree_cpu_ms": summary([m.tree_cpu_s for m in cp]),
                 "stalls_over_2500ms": sum(1 for m in cp if m.wall > 2.5),
+            },
+            "claude_print_stdin": {
+                "wall_ms": summary([m.wall for m in stdin_runs]),
+                "samples_ms": [round(m.wall * 1000, 1) for m in stdin_runs],
             },
             "claude_p": {
                 "wall_ms": p_wall,
@@ -981,8 +1006,10 @@ def print_table(r: Dict[str, Any]) -> None:
         f"{r['machine']['python']}; claude-print = {' '.join(e2e['claude_print']['argv0'])}"
         f" ({r['claude_print'].get('first_line', '')})\n\n"
     )
-    w("end-to-end (trusted dir, alternating)\n")
+    w("end-to-end (trusted dir, rotating order)\n")
     w(f"  claude-print         {fmt(e2e['claude_print']['wall_ms'])}\n")
+    if "claude_print_stdin" in e2e:
+        w(f"  claude-print, stdin  {fmt(e2e['claude_print_stdin']['wall_ms'])} (paste path)\n")
     w(f"  claude -p            {fmt(e2e['claude_p']['wall_ms'])}\n")
     w(f"  ratio                median {e2e['ratio_median']}x, p90 {e2e['ratio_p90']}x\n")
     stalls = e2e["claude_print"]["stalls_over_2500ms"]
