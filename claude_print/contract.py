@@ -87,6 +87,13 @@ HOOK_STOP = "Stop"
 HOOK_STOP_FAILURE = "StopFailure"
 HOOK_PERMISSION_REQUEST = "PermissionRequest"
 RELAYED_HOOKS: Tuple[str, ...] = (HOOK_STOP, HOOK_STOP_FAILURE, HOOK_PERMISSION_REQUEST)
+# --max-turns N: after the Nth batch of tool calls of the main thread (a subagent's hook
+# input carries "agent_id"), this hook answers {"continue": false}, so the TUI stops
+# before the API call that `claude -p --max-turns N` would not make. No Stop hook fires
+# then; the transcript gets the tool results and a "hook_stopped_continuation" record.
+HOOK_POST_TOOL_BATCH = "PostToolBatch"
+SUBAGENT_PAYLOAD_KEY = '"agent_id"'
+MAX_TURNS_STOP = {"continue": False, "stopReason": "claude-print: --max-turns reached"}
 HOOK_TIMEOUT_SECS = 30
 DENY_MESSAGE = "Permission to use this tool was not granted (claude-print runs non-interactively)."
 # Settings that make the TUI skip the bypass-permissions warning.

@@ -34,6 +34,13 @@ cat > "$event_file"
 if [ "$1" = {permission_request} ]; then
   printf '%s\\n' {deny_json}
 fi
+if [ "$1" = {post_tool_batch} ] && ! grep -q {subagent_key} "$event_file"; then
+  batches=$(( $(cat "$dir/batches" 2>/dev/null || echo 0) + 1 ))
+  echo "$batches" > "$dir/batches"
+  if [ -n "${{2:-}}" ] && [ "$batches" -ge "$2" ]; then
+    printf '%s\\n' {stop_json}
+  fi
+fi
 printf '%s %s\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
 """
 
@@ -53,12 +60,21 @@ def deny_decision() -> Dict[str, Any]:
     }
 
 
-def hook_settings(script_path: str, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    """The `--settings` document: one relay hook per event, paths shell-quoted."""
+def hook_settings(
+    script_path: str, extra: Optional[Dict[str, Any]] = None, max_turns: Optional[int] = None
+) -> Dict[str, Any]:
+    """The `--settings` document: one relay hook per event, paths shell-quoted.
+
+    With `max_turns`, also a PostToolBatch hook that stops the turn after that many
+    batches of tool calls (the hook script counts them).
+    """
     hooks: Dict[str, Any] = {}
-    for event in contract.RELAYED_HOOKS:
+    events = [(event, "") for event in contract.RELAYED_HOOKS]
+    if max_turns:
+        events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}"))
+    for event, arg in events:
         # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
-        command = f"/bin/sh {shlex.quote(script_path)} {event}"
+        command = f"/bin/sh {shlex.quote(script_path)} {event}{arg}"
         entry: Dict[str, Any] = {
             "hooks": [
                 {"type": "command", "command": command, "timeout": contract.HOOK_TIMEOUT_SECS}
@@ -75,6 +91,9 @@ def hook_script(directory: str) -> str:
         dir=shlex.quote(directory),
         permission_request=contract.HOOK_PERMISSION_REQUEST,
         deny_json=shlex.quote(json.dumps(deny_decision(), separators=(",", ":"))),
+        post_tool_batch=contract.HOOK_POST_TOOL_BATCH,
+        subagent_key=shlex.quote(contract.SUBAGENT_PAYLOAD_KEY),
+        stop_json=shlex.quote(json.dumps(contract.MAX_TURNS_STOP, separators=(",", ":"))),
         fifo=FIFO_NAME,
     )
 
@@ -83,7 +102,10 @@ class Relay:
     """Owns the private dir and the FIFO's read end; `close()` removes everything."""
 
     def __init__(
-        self, tmp_root: Optional[str] = None, extra_settings: Optional[Dict[str, Any]] = None
+        self,
+        tmp_root: Optional[str] = None,
+        extra_settings: Optional[Dict[str, Any]] = None,
+        max_turns: Optional[int] = None,
     ) -> None:
         where = tmp_root or temp_root()
         try:
@@ -101,7 +123,8 @@ class Relay:
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
             _write_private(self.script_path, hook_script(self.dir))
             _write_private(
-                self.settings_path, json.dumps(hook_settings(self.script_path, extra_settings))
+                self.settings_path,
+                json.dumps(hook_settings(self.script_path, extra_settings, max_turns)),
             )
             os.mkfifo(self.fifo_path, 0o600)
             self.read_fd = os.open(self.fifo_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

@@ -254,7 +254,7 @@ class Session:
             self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
         )
         extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
-        self.relay = Relay(extra_settings=extra)
+        self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns)
         argv = build_argv(
             self.options, self.options.claude_binary, self.relay, self.session_id, self.delivery
         )

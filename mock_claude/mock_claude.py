@@ -3,8 +3,8 @@
 
 It draws Ink-style screens on its terminal (words placed with cursor moves, never
 plain spaces), answers without any network, writes a session transcript shaped
-like the real one and runs the Stop / StopFailure / PermissionRequest hooks of
-its settings. Where it mimics the real TUI, it mimics a recorded PTY capture of
+like the real one and runs the Stop / StopFailure / PermissionRequest / PostToolBatch
+hooks of its settings. Where it mimics the real TUI, it mimics a recorded PTY capture of
 2.1.197 (see README.md); the scenarios below add failure modes the real binary
 cannot be made to show on demand. Python 3.8+ standard library only, one file,
 so it can be installed by copying.
@@ -1320,7 +1320,23 @@ class App:
             return
         tool_calls = self.planned_tools(directives)
         for name, command in tool_calls:
-            self.tool_call(name, command, prompt_id)
+            batch = [self.tool_call(name, command, prompt_id)]
+            reason = self.post_tool_batch(prompt_id, batch)
+            if reason is not None:
+                # measured (2.1.197): the turn ends here; no Stop hook fires
+                self.transcript.chained(
+                    {
+                        "attachment": {
+                            "type": "hook_stopped_continuation",
+                            "message": reason,
+                            "hookName": "PostToolBatch",
+                            "hookEvent": "PostToolBatch",
+                        },
+                        "type": "attachment",
+                    }
+                )
+                self.finish_turn(prompt, started)
+                return
         if tool_calls:
             answer = "Tool turn done."
         elif "reply" in directives:
@@ -1492,7 +1508,21 @@ class App:
             return True
         return None
 
-    def tool_call(self, name: str, command: str, prompt_id: str) -> None:
+    def post_tool_batch(self, prompt_id: str, calls: List[Dict[str, Any]]) -> Optional[str]:
+        """PostToolBatch hooks; the stopReason when one answers {"continue": false}."""
+        payload = self.base_payload(prompt_id, "PostToolBatch")
+        payload["tool_calls"] = calls
+        for _, out, _ in self.hooks.run("PostToolBatch", dumps(payload)):
+            try:
+                answer = json.loads(out)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and answer.get("continue") is False:
+                return str(answer.get("stopReason") or "")
+        return None
+
+    def tool_call(self, name: str, command: str, prompt_id: str) -> Dict[str, Any]:
+        """One tool call and its result; the call as PostToolBatch reports it."""
         tr = self.transcript
         tool_id = "toolu_" + uuid.uuid4().hex[:24]
         tool_input = {"command": command, "description": "Run the requested command"}
@@ -1597,6 +1627,12 @@ class App:
             parent=assistant_uuid,
         )
         self.draw_repl(static=[*shown, []], busy=True, spinner="Cogitating…")
+        return {
+            "tool_name": name,
+            "tool_input": tool_input,
+            "tool_use_id": tool_id,
+            "tool_response": result["content"],
+        }
 
     def permission_dialog(self, name: str, command: str) -> Tuple[str, str]:
         """No hook decided: the TUI asks the user and blocks until answered (as measured)."""

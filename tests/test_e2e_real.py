@@ -209,6 +209,10 @@ def test_max_turns_reported_like_claude_p(real_claude: str, sandbox: Sandbox) ->
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     for key in ("subtype", "is_error", "num_turns", "errors", "terminal_reason", "stop_reason"):
         assert a[key] == b[key], key
+    # Stopped before the API call claude -p does not make: the same usage and cost.
+    assert a["usage"]["input_tokens"] == b["usage"]["input_tokens"]
+    assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
+    assert a["total_cost_usd"] == b["total_cost_usd"]
     assert_same_shape(a, b)
     text = run_claude_print(sandbox, args[2:], binary=real_claude)
     text_p = run_claude_p(sandbox, real_claude, args[2:])

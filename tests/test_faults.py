@@ -925,3 +925,29 @@ def test_a_paste_that_never_shows_fails_instead_of_hanging(sandbox: Sandbox) -> 
     )
     check(sandbox, proc, 2, "the pasted prompt did not show in Claude Code's input box within 3s")
     assert submitted(sandbox) == []
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_max_turns_stops_before_the_call_claude_p_would_not_make(
+    sandbox: Sandbox, limit: int
+) -> None:
+    proc = run_mock(
+        sandbox, ["--max-turns", str(limit), "--output-format", "json", "hi"], "tools:3"
+    )
+    check(sandbox, proc, 1)
+    obj = json_out(proc)
+    assert (obj["subtype"], obj["num_turns"]) == ("error_max_turns", limit + 1)
+    [path] = sandbox.transcripts()
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    tool_uses = [
+        block
+        for r in records
+        if r.get("type") == "assistant"
+        for block in r["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    assert len(tool_uses) == limit  # the PostToolBatch hook stopped the TUI there
+    stopped = [
+        r for r in records if r.get("attachment", {}).get("type") == "hook_stopped_continuation"
+    ]
+    assert len(stopped) == 1

@@ -17,6 +17,7 @@ import threading
 import uuid
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
+from unittest import mock
 
 import pytest
 
@@ -453,3 +454,40 @@ def test_setup_failure_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monkey
     with pytest.raises(ClaudePrintError, match="cannot set up the hook relay"):
         Relay(tmp_root=str(tmp_path))
     assert os.listdir(tmp_path) == []
+
+
+def test_no_post_tool_batch_hook_without_max_turns(relay: Relay) -> None:
+    assert contract.HOOK_POST_TOOL_BATCH not in settings_of(relay)["hooks"]
+
+
+def test_post_tool_batch_stops_the_turn_after_max_turns_batches(tmp_path: Path) -> None:
+    relay = Relay(tmp_root=str(tmp_path), max_turns=2)
+    try:
+        command = command_for(relay, contract.HOOK_POST_TOOL_BATCH)
+        assert command.endswith(" PostToolBatch 2")
+        main = json.dumps(payload_for("PostToolBatch", tool_calls=[])).encode()
+        sub = json.dumps(payload_for("PostToolBatch", agent_id="a1", tool_calls=[])).encode()
+        outputs = [
+            run_hook(relay, contract.HOOK_POST_TOOL_BATCH, body).stdout
+            for body in (main, sub, sub, main, main)
+        ]
+        stop = json.dumps(contract.MAX_TURNS_STOP, separators=(",", ":")).encode() + b"\n"
+        # A subagent's batches (hook input with "agent_id") do not count, as in claude -p.
+        assert outputs == [b"", b"", b"", stop, stop]
+        assert json.loads(stop) == {"continue": False, "stopReason": mock.ANY}
+        assert [e.name for e in relay.read_events()] == ["PostToolBatch"] * 5
+    finally:
+        relay.close()
+    assert not os.path.exists(relay.dir)
+
+
+def test_post_tool_batch_without_a_limit_never_stops(tmp_path: Path) -> None:
+    relay = Relay(tmp_root=str(tmp_path), max_turns=1)
+    try:
+        script = command_for(relay, contract.HOOK_POST_TOOL_BATCH).rsplit(" ", 1)[0]
+        body = json.dumps(payload_for("PostToolBatch", tool_calls=[])).encode()
+        for _ in range(3):
+            proc = subprocess.run(["/bin/sh", "-c", script], input=body, capture_output=True)
+            assert (proc.returncode, proc.stdout) == (0, b"")
+    finally:
+        relay.close()
