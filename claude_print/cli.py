@@ -233,6 +233,13 @@ def choose_delivery(options: Options) -> str:
             "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
             "pasted whole (use --prompt-via argv, up to 128 KiB)"
         )
+    if delivery == "paste" and options.prompt.startswith(contract.SHELL_MODE_PREFIX):
+        # Pasted, it would switch the input box to shell mode and Enter would run it here.
+        raise ClaudePrintError(
+            "the prompt starts with '!', which Claude Code's input box takes as a shell "
+            "command to run on this machine; it cannot be pasted (use --prompt-via argv, "
+            "which shows it in the process list, or start the prompt with another character)"
+        )
     return delivery
 
 

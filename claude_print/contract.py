@@ -57,6 +57,10 @@ QUIET_BEFORE_KEYS = 0.05
 PASTE_CHUNK = 4096
 # The input box turns each tab of typed or pasted text into this.
 PASTE_TAB_REPLACEMENT = "    "
+# A paste that starts with this puts the input box in shell mode ("! echo hi"); Enter
+# would run it on this machine (measured). A leading space, "#" or "&" are plain text, and
+# so is "!" in the positional argument.
+SHELL_MODE_PREFIX = "!"
 
 # --- screens -------------------------------------------------------------
 

@@ -572,10 +572,16 @@ class Session:
             self.trace("the prompt is still in the input box; pressing Enter again")
             self._press_enter(now)
         if now - self.submitted_at >= PROMPT_ARRIVAL_GRACE:
+            hint = ""
+            if self.options.prompt.startswith("/"):
+                hint = (
+                    "; a prompt starting with '/' runs a slash command in the TUI, and built-in "
+                    "ones like /help or /cost start no model turn"
+                )
             raise ClaudePrintError(
                 self._screen_message(
                     f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "
-                    f"(no transcript at {self.tail.path})",
+                    f"(no transcript at {self.tail.path}{hint})",
                     self._lines(),
                 )
             )

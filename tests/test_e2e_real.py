@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -278,4 +279,32 @@ def test_long_answer_matches_claude_p(real_claude: str, sandbox: Sandbox) -> Non
     assert a["result"] == b["result"]
     assert len(a["result"]) > 30_000
     assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
+    assert_clean(sandbox)
+
+
+def test_a_bang_prompt_never_runs_a_shell_command(
+    real_claude: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # As the TUI's argument, "!..." is a plain prompt (as in claude -p); pasted, it would
+    # be a shell command, so a stdin prompt like that is refused before anything starts.
+    marker = tmp_path / "bang-ran"
+    prompt = f"!touch {marker}"
+    ours = run_claude_print(sandbox, [prompt], binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, [prompt])
+    assert theirs.returncode == 0
+    assert (ours.stdout, ours.returncode) == (theirs.stdout, 0)
+    refused = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
+    assert refused.returncode == 2
+    assert b"takes as a shell command" in refused.stderr
+    assert not marker.exists()
+    assert_clean(sandbox)
+
+
+def test_a_builtin_slash_command_fails_with_a_hint(real_claude: str, sandbox: Sandbox) -> None:
+    # claude -p runs /cost locally (num_turns 0); the TUI opens a panel and starts no turn.
+    proc = run_claude_print(
+        sandbox, ["/cost"], binary=real_claude, env={"CLAUDE_PRINT_PROMPT_TIMEOUT": "3"}
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert b"built-in ones like /help or /cost start no model turn" in proc.stderr
     assert_clean(sandbox)

@@ -951,3 +951,23 @@ def test_max_turns_stops_before_the_call_claude_p_would_not_make(
         r for r in records if r.get("attachment", {}).get("type") == "hook_stopped_continuation"
     ]
     assert len(stopped) == 1
+
+
+def test_a_stdin_prompt_starting_with_a_bang_is_refused(sandbox: Sandbox) -> None:
+    # Pasted, "!..." switches the TUI's input box to shell mode and Enter runs it here.
+    proc = run_mock(sandbox, [], stdin=b"!touch /tmp/claude-print-must-not-run")
+    check(sandbox, proc, 2, "takes as a shell command", "--prompt-via argv")
+    assert child_argv(sandbox) is None  # refused before anything started
+
+
+@pytest.mark.parametrize("prompt", [" !leading space", "# hash", "&amp", "a ! later"])
+def test_other_leading_characters_are_pasted(sandbox: Sandbox, prompt: str) -> None:
+    proc = run_mock(sandbox, [], stdin=prompt.encode())
+    check(sandbox, proc, 0)
+    assert submitted(sandbox) == [prompt.encode()]
+
+
+def test_a_bang_prompt_in_argv_goes_as_argv(sandbox: Sandbox) -> None:
+    proc = run_mock(sandbox, ["!not a shell command"])
+    check(sandbox, proc, 0)
+    assert submitted(sandbox) == [b"!not a shell command"]
