@@ -308,3 +308,15 @@ def test_a_builtin_slash_command_fails_with_a_hint(real_claude: str, sandbox: Sa
     assert proc.returncode == 2, proc.stderr
     assert b"built-in ones like /help or /cost start no model turn" in proc.stderr
     assert_clean(sandbox)
+
+
+def test_max_turns_stream_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--output-format", "stream-json", "--verbose", "--max-turns", "1", TOOL_PROMPT]
+    ours = run_claude_print(sandbox, args, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, args)
+    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    a = [json.loads(line) for line in ours.stdout.splitlines()]
+    b = [json.loads(line) for line in theirs.stdout.splitlines()]
+    assert [(e["type"], e.get("subtype")) for e in a] == [(e["type"], e.get("subtype")) for e in b]
+    assert a[-1]["usage"]["input_tokens"] == b[-1]["usage"]["input_tokens"]
+    assert_clean(sandbox)
