@@ -44,6 +44,19 @@ def real_claude() -> str:
     return path
 
 
+def build_pyz(out: Path) -> Path:
+    """./build_zipapp.sh into `out` (about 0.5 s)."""
+    env = {**os.environ, "OUT": str(out)}
+    subprocess.run([str(ROOT / "build_zipapp.sh")], env=env, check=True, capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def built_pyz(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One build of the .pyz for every test that runs the shipped file."""
+    return build_pyz(tmp_path_factory.mktemp("dist") / "claude-print.pyz")
+
+
 @pytest.fixture(scope="session")
 def fake_api() -> Iterator[FakeApiServer]:
     server = FakeApiServer().start()

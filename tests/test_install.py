@@ -17,10 +17,10 @@ from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def release(tmp_path_factory: pytest.TempPathFactory, built_pyz: Path) -> Path:
+    """A release download's layout: install.sh beside claude-print.pyz."""
     rel = tmp_path_factory.mktemp("release")
-    env = {**os.environ, "OUT": str(rel / "claude-print.pyz")}
-    subprocess.run([str(ROOT / "build_zipapp.sh")], env=env, check=True, capture_output=True)
+    shutil.copy(built_pyz, rel / "claude-print.pyz")
     shutil.copy(ROOT / "install.sh", rel / "install.sh")
     return rel
 

@@ -16,21 +16,12 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from conftest import MOCK_CLAUDE, ROOT
-
-BUILD = ROOT / "build_zipapp.sh"
+from conftest import MOCK_CLAUDE, build_pyz
 
 
-def build(out: Path) -> Path:
-    subprocess.run(
-        [str(BUILD)], env={**os.environ, "OUT": str(out)}, check=True, capture_output=True
-    )
-    return out
-
-
-@pytest.fixture(scope="module")
-def pyz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("dist") / "claude-print.pyz")
+@pytest.fixture
+def pyz(built_pyz: Path) -> Path:
+    return built_pyz
 
 
 def run_pyz(pyz: Path, home: Path, args: List[str], **env: str) -> subprocess.CompletedProcess[str]:
@@ -112,7 +103,7 @@ def test_no_usable_home_runs_from_the_archive(pyz: Path, tmp_path: Path, home: s
 
 
 def test_the_build_is_reproducible(pyz: Path, tmp_path: Path) -> None:
-    again = build(tmp_path / "claude-print.pyz")
+    again = build_pyz(tmp_path / "claude-print.pyz")
     digest = [hashlib.sha256(p.read_bytes()).hexdigest() for p in (pyz, again)]
     assert digest[0] == digest[1]
     names = zipfile.ZipFile(again).namelist()
