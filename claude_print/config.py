@@ -27,9 +27,6 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from claude_print.errors import EXIT_USAGE, ClaudePrintError
 
-# Imported only when a config file exists: most runs have none.
-USE_TOMLLIB = sys.version_info >= (3, 11)
-
 SECTION = "defaults"
 
 
@@ -94,7 +91,8 @@ def parse_defaults(raw: bytes, path: str) -> Defaults:
 
 
 def _tomllib() -> Optional[ModuleType]:
-    if sys.version_info >= (3, 11) and USE_TOMLLIB:
+    """tomllib where the Python has it; imported only when a config file exists."""
+    if sys.version_info >= (3, 11):
         import tomllib  # novermin
 
         return tomllib

@@ -22,12 +22,10 @@ from claude_print.errors import ClaudePrintError
 @pytest.fixture(params=["tomllib", "subset"])
 def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     if request.param == "tomllib":
-        if sys.version_info >= (3, 11):
-            monkeypatch.setattr(config, "USE_TOMLLIB", True)
-        else:
+        if sys.version_info < (3, 11):
             pytest.skip("tomllib needs Python 3.11+")
     else:
-        monkeypatch.setattr(config, "USE_TOMLLIB", False)
+        monkeypatch.setattr(config, "_tomllib", lambda: None)
     yield request.param
 
 
