@@ -1,17 +1,23 @@
 """Everything claude-print assumes about Claude Code, in one place.
 
-Claude Code changes weekly. Each fact here was measured against the pinned
-version (``TESTED_VERSION``) and is pinned by a test; docs/contract.md says
-where each one came from. When Claude Code drifts, the goal is a loud,
-specific error (an unknown screen, a missing hook field), never a hang.
+Claude Code ships about one release per working day. The constants below hold
+for every supported release; what changed between releases is data at the end
+of this module (``CHANGES``: each difference with the release that introduced
+it), and ``facts_for(version)`` folds it into the ``Facts`` of one release.
+Each fact is pinned by a test; docs/contract.md says where each one came from.
+When Claude Code drifts, the goal is a loud, specific error (an unknown
+screen, a missing hook field), never a hang.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Dict, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-TESTED_VERSION = "2.1.197"
+OLDEST_SUPPORTED = "2.1.197"
+NEWEST_TESTED = "2.1.330"
+# The release the default test run drives (scripts/install-claude-code).
+TESTED_VERSION = OLDEST_SUPPORTED
 VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
 
 # --- process -------------------------------------------------------------
@@ -118,3 +124,66 @@ FORWARDED_VALUE_FLAGS: Tuple[str, ...] = (
 )
 FORWARDED_LIST_FLAGS: Tuple[str, ...] = ("--allowedTools", "--disallowedTools", "--add-dir")
 FORWARDED_BOOL_FLAGS: Tuple[str, ...] = ("--continue", "--dangerously-skip-permissions")
+
+# --- releases --------------------------------------------------------------
+
+
+class Facts(NamedTuple):
+    """What one Claude Code release does, where releases differ (see CHANGES)."""
+
+    version: str  # the release these facts are for ("" when it could not be learned)
+    tested: bool  # False for a release newer than NEWEST_TESTED, or unknown
+    # Permission mode the TUI starts in when none is asked for. `claude -p` starts in
+    # "default" on every release, so a TUI that starts elsewhere gets --permission-mode.
+    tui_default_mode: str
+    # A paste that collapses to "[Pasted text #N +K lines]" reaches the model wrapped in
+    # <pasted_content id="..."> tags instead of as the text itself.
+    paste_wraps: bool
+    # The captured `claude -p` release whose json / stream-json shape this one prints
+    # (key sets, order, types): the newest capture at or below this release.
+    shape: str
+
+
+class Change(NamedTuple):
+    since: str  # the first release that behaves this way
+    what: str
+    facts: Dict[str, Any]
+
+
+BASELINE = Facts(
+    version=OLDEST_SUPPORTED,
+    tested=True,
+    tui_default_mode="default",
+    paste_wraps=False,
+    shape="2.1.197",
+)
+
+# Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
+CHANGES: Tuple[Change, ...] = (
+    Change(
+        "2.1.248",
+        "trust dialog: unnumbered choices, 'No, exit' under the caret (screens are read by "
+        "structure, so no keys change)",
+        {},
+    ),
+)
+
+
+def parse_version(text: Optional[str]) -> Optional[Tuple[int, ...]]:
+    match = re.match(r"^\s*v?(\d+)\.(\d+)\.(\d+)", text or "")
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def facts_for(version: Optional[str]) -> Facts:
+    """The facts of `version`; the newest known ones for a newer or unknown release."""
+    parsed = parse_version(version)
+    facts = BASELINE
+    for change in CHANGES:
+        since = parse_version(change.since)
+        if parsed is None or (since is not None and since <= parsed):
+            facts = facts._replace(**change.facts)
+    newest = parse_version(NEWEST_TESTED)
+    oldest = parse_version(OLDEST_SUPPORTED)
+    tested = parsed is not None and oldest is not None and newest is not None
+    tested = tested and oldest <= parsed <= newest  # type: ignore[operator]
+    return facts._replace(version=version or "", tested=tested)

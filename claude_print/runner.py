@@ -15,9 +15,9 @@ import signal
 import sys
 import time
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from claude_print import contract, screens
+from claude_print import contract, release, screens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
-REANSWER_AFTER = 2.0  # a screen that did not react to our keys gets them again
+REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
+ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
 # Submitted, yet no record of it after this long: the keys were lost.
 PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
@@ -196,14 +197,15 @@ class Session:
         self.pasted_at: Optional[float] = None
         self.submitted_at: Optional[float] = None
         self.enter_presses = 0
-        self.answered: Dict[str, float] = {}
+        self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
         self.unknown_since: Optional[float] = None
         self.denials: List[Dict[str, Any]] = []
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
         self.converter: Optional[StreamConverter] = None
         self.next_tail = 0.0
-        self.claude_version = ""
+        self.facts = contract.facts_for(release.installed_version(options.claude_binary))
+        self.claude_version = self.facts.version
         self.init_sent = False
         self.closed_at: Optional[float] = None
         self.hooks_seen = 0
@@ -268,6 +270,8 @@ class Session:
             )
         self.child = PtyChild(argv, child_environment(os.environ), cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
+        if self.claude_version:
+            self.trace(f"Claude Code {self.claude_version} (from its package){self._drift()}")
         if self.session_id is not None:
             from claude_print.transcript import transcript_path
 
@@ -298,7 +302,7 @@ class Session:
                 model=model or self.options.model or "",
                 permission_mode=self.options.permission_mode
                 or ("bypassPermissions" if self.options.skip_permissions else "default"),
-                claude_version=self.claude_version or contract.TESTED_VERSION,
+                claude_version=self.claude_version,
                 api_key_source="ANTHROPIC_API_KEY"
                 if os.environ.get("ANTHROPIC_API_KEY")
                 else "none",
@@ -394,9 +398,24 @@ class Session:
         if not self.claude_version and self.submitted_at is None:
             version = screens.claude_version_on_screen(self.screen.lines())
             if version:
-                self.claude_version = version
-                if version != contract.TESTED_VERSION:
-                    self.trace(f"Claude Code {version} (tested with {contract.TESTED_VERSION})")
+                self._learn_version(version, "its welcome banner")
+
+    def _learn_version(self, version: str, source: str) -> None:
+        """A release learned after the spawn: later phases use its facts."""
+        self.facts = contract.facts_for(version)
+        self.claude_version = version
+        self.trace(f"Claude Code {version} (from {source}){self._drift()}")
+
+    def _drift(self) -> str:
+        """How the running release relates to the tested range ("" when inside it)."""
+        if self.facts.tested:
+            return ""
+        if not self.facts.version:
+            return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
+        return (
+            f"; newer than tested ({contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}): "
+            f"using the facts of {contract.NEWEST_TESTED}"
+        )
 
     # --- startup screens --------------------------------------------------
 
@@ -436,9 +455,6 @@ class Session:
             )
 
     def _answer(self, state: screens.ScreenState, now: float) -> None:
-        last = self.answered.get(state.kind)
-        if last is not None and now - last < REANSWER_AFTER:
-            return
         if state.kind == "bypass":
             wanted = (
                 self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
@@ -453,19 +469,24 @@ class Session:
             label = contract.BYPASS_ACCEPT
         else:
             label = contract.TRUST_ACCEPT
-        keys = screens.keys_to_choose(state, label)
-        if keys is None:
+        key = screens.next_key(state, label)
+        if key is None:
             raise ClaudePrintError(
                 self._screen_message(
                     f"cannot find {label!r} on the {state.kind} screen", self._lines()
                 )
             )
-        self.trace(
-            f"{state.kind} screen: caret on {state.choices[state.selected or 0]!r}, "
-            f"choosing {label!r}"
-        )
-        self.answered[state.kind] = now
-        self.pending_keys += keys
+        # The same key again only when the screen did not react to it: an arrow that
+        # left the caret where it was was lost; an Enter that left the dialog up, too.
+        last = self.answered.get(state.kind)
+        wait = REANSWER_AFTER if key == contract.KEY_ENTER else ARROW_RETRY
+        if last is not None and last[1] == state.selected and now - last[0] < wait:
+            return
+        choice = state.choices[state.selected or 0]
+        action = "Enter" if key == contract.KEY_ENTER else f"moving to {label!r}"
+        self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
+        self.answered[state.kind] = (now, state.selected)
+        self.pending_keys.append(key)
 
     def _paste(self, now: float) -> None:
         self.pasted_at = now
@@ -510,8 +531,9 @@ class Session:
             with contextlib.suppress(ClaudePrintError):
                 self.claude_version = claude_version(self.options.claude_binary)
         drift = ""
-        if self.claude_version and self.claude_version != contract.TESTED_VERSION:
-            drift = f" (Claude Code {self.claude_version}; tested with {contract.TESTED_VERSION})"
+        if self.claude_version:
+            tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
+            drift = f" (Claude Code {self.claude_version}; tested {tested})"
         excerpt = screens.screen_excerpt(lines)
         return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."
 
@@ -652,7 +674,7 @@ class Session:
             duration_ms=_ms(time.monotonic() - self.started),
             duration_api_ms=summary.api_duration_ms,
             permission_denials=denials,
-            claude_version=self.claude_version or contract.TESTED_VERSION,
+            claude_version=self.claude_version,
         )
         self.emitter.result(obj)
         self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
@@ -682,7 +704,7 @@ class Session:
             permission_denials=summary.permission_denials
             or _denials_with_ids(self.denials, summary.tool_uses),
             stop_reason="tool_use",
-            claude_version=self.claude_version or contract.TESTED_VERSION,
+            claude_version=self.claude_version,
             terminal_reason="max_turns",
         )
         self.emitter.result(obj)

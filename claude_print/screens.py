@@ -1,9 +1,10 @@
 """Recognise Claude Code's startup screens from the rendered text.
 
 Works on the lines of the screen model (never on raw bytes: Ink moves the
-cursor between words). A dialog is a numbered list of choices, one of them
-marked by the caret; which one is highlighted by default differs between
-versions, so the keys to send are computed from where the caret is.
+cursor between words). A dialog is a list of choices, one of them marked by
+the caret, numbered ("1. Yes", 2.1.197) or not ("No, exit", 2.1.248 on);
+which one is highlighted by default differs between releases, so the keys to
+send are computed from where the caret is.
 """
 
 from __future__ import annotations
@@ -43,6 +44,16 @@ class ScreenState(NamedTuple):
 
 
 def parse_choices(lines: List[str]) -> ScreenState:
+    """The dialog's choices and the entry the caret is on: a numbered list if there
+    is one under a caret, else the caret's list by layout."""
+    numbered = _numbered_choices(lines)
+    if numbered.selected is not None:
+        return numbered
+    laid_out = _caret_list(lines)
+    return laid_out if laid_out.selected is not None else numbered
+
+
+def _numbered_choices(lines: List[str]) -> ScreenState:
     """The last numbered list on screen and the entry the caret is on."""
     choices: List[str] = []
     selected: Optional[int] = None
@@ -59,6 +70,40 @@ def parse_choices(lines: List[str]) -> ScreenState:
             selected = len(choices)
         choices.append(match.group(3))
     return ScreenState("choice", choices, selected)
+
+
+def _caret_list(lines: List[str]) -> ScreenState:
+    """An unnumbered list: the lowest caret line that is not the input box, and the
+    lines next to it whose text starts in the caret's label column. Deeper-indented
+    lines (a choice's description) are skipped; anything else ends the list."""
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        stripped = line.lstrip()
+        if not stripped.startswith(contract.CARET) or (i > 0 and _is_rule(lines[i - 1])):
+            continue
+        after = stripped[len(contract.CARET) :]
+        label = after.strip()
+        if not label:
+            continue
+        column = len(line) - len(stripped) + len(contract.CARET) + len(after) - len(after.lstrip())
+        above = _list_lines(lines, range(i - 1, -1, -1), column)
+        below = _list_lines(lines, range(i + 1, len(lines)), column)
+        choices = [*reversed(above), label, *below]
+        return ScreenState("choice", choices, len(above))
+    return ScreenState("choice")
+
+
+def _list_lines(lines: List[str], order: range, column: int) -> List[str]:
+    found: List[str] = []
+    for index in order:
+        line = lines[index]
+        text = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if not text or indent < column or text.startswith(contract.CARET):
+            break
+        if indent == column:
+            found.append(text)
+    return found
 
 
 def is_ready(lines: List[str]) -> bool:
@@ -114,19 +159,21 @@ def classify(lines: List[str]) -> ScreenState:
     return ScreenState("other")
 
 
-def keys_to_choose(state: ScreenState, label: str) -> Optional[List[bytes]]:
-    """Arrow keys from the caret to the entry starting with `label`, then Enter.
+def next_key(state: ScreenState, label: str) -> Optional[bytes]:
+    """One key toward the entry starting with `label`: an arrow while the caret is
+    elsewhere, Enter once it is on it; None when there is no caret or no such entry.
 
-    Each key is its own write: an arrow and Enter in one write act on the old
-    selection in 2.1.197.
+    One key at a time, the screen read again in between: a key that arrives while a
+    dialog is still mounting can be lost (2.1.330), and Enter on the wrong entry
+    (the trust dialog's "No, exit") ends Claude Code.
     """
     if state.selected is None:
         return None
     for index, choice in enumerate(state.choices):
         if choice.startswith(label):
-            moves = index - state.selected
-            key = contract.KEY_DOWN if moves > 0 else contract.KEY_UP
-            return [key] * abs(moves) + [contract.KEY_ENTER]
+            if index == state.selected:
+                return contract.KEY_ENTER
+            return contract.KEY_DOWN if index > state.selected else contract.KEY_UP
     return None
 
 

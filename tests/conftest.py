@@ -27,21 +27,34 @@ MOCK_CLAUDE = ROOT / "mock_claude" / "claude"
 RUN_TIMEOUT = 120  # generous upper bound for one claude-print run
 
 
-def real_claude_path() -> Optional[str]:
-    path = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(PINNED_BINARY)
-    return path if os.access(path, os.X_OK) else None
+def real_claude_paths() -> List[str]:
+    """The real Claude Code binaries the e2e tests drive: CLAUDE_PRINT_TEST_CLAUDE (one path,
+    or several separated by ':', as scripts/test sets it for the release matrix), else the
+    pinned release where scripts/install-claude-code puts it."""
+    configured = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(PINNED_BINARY)
+    return [path for path in configured.split(os.pathsep) if path]
 
 
-@pytest.fixture(scope="session")
-def real_claude() -> str:
-    path = real_claude_path()
-    if path is None:
+def _release_id(path: str) -> str:
+    from claude_print.release import installed_version
+
+    return f"cc{installed_version(path) or '?'}"
+
+
+@pytest.fixture(scope="session", params=real_claude_paths(), ids=_release_id)
+def real_claude(request: pytest.FixtureRequest) -> str:
+    path = str(request.param)
+    if not os.access(path, os.X_OK):
         if os.environ.get("CLAUDE_PRINT_REQUIRE_E2E"):
-            pytest.fail(
-                "the pinned real Claude Code is not installed (scripts/install-claude-code)"
-            )
+            pytest.fail(f"real Claude Code not installed at {path} (scripts/install-claude-code)")
         pytest.skip("real Claude Code not installed; run scripts/install-claude-code")
     return path
+
+
+def claude_release(binary: str) -> str:
+    from claude_print.release import installed_version
+
+    return installed_version(binary) or ""
 
 
 def build_pyz(out: Path) -> Path:

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox, entrypoints, run_claude_p, run_claude_print
+from conftest import (
+    RUN_TIMEOUT,
+    Sandbox,
+    claude_release,
+    entrypoints,
+    run_claude_p,
+    run_claude_print,
+)
 from fake_api import FakeApiServer
 
 pytestmark = pytest.mark.e2e
@@ -50,6 +57,7 @@ def assert_interactive(sandbox: Sandbox, session_id: str) -> None:
     assert found == {"cli"}, found
 
 
+@pytest.mark.matrix
 @pytest.mark.parametrize(
     "prompt",
     [
@@ -68,7 +76,7 @@ def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
     assert a["usage"]["input_tokens"] == b["usage"]["input_tokens"]
     assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
     assert_same_shape(a, b)
-    assert a["claude_version"] == "2.1.197"
+    assert a["claude_version"] == claude_release(real_claude)
     assert_interactive(sandbox, a["session_id"])
     assert_clean(sandbox)
 
@@ -78,6 +86,7 @@ def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix
 def test_large_stdin_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
     line = "The quick brown fox jumps over the lazy dog; ünïcödé ✓ 0123456789.\n"
     # Ends without whitespace: the paste path trims trailing whitespace (pinned below).
@@ -91,6 +100,7 @@ def test_large_stdin_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox)
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix
 def test_stdin_appended_to_argument(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
@@ -101,6 +111,7 @@ def test_stdin_appended_to_argument(
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix
 def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> None:
     ours = run_claude_print(sandbox, ["--output-format", "json", TOOL_PROMPT], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", TOOL_PROMPT])
@@ -118,6 +129,7 @@ def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> 
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix
 def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
     prompt = "This fails [[error:400]]"
     started = time.monotonic()
@@ -161,6 +173,7 @@ def stream_events(stdout: bytes) -> List[Dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
+@pytest.mark.matrix
 @pytest.mark.parametrize("prompt", ["What is 2+2?", TOOL_PROMPT], ids=["plain", "tool"])
 def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
     args = ["--output-format", "stream-json", "--verbose", prompt]
@@ -202,6 +215,7 @@ def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix
 def test_max_turns_reported_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
     args = ["--output-format", "json", "--max-turns", "1", TOOL_PROMPT]
     ours = run_claude_print(sandbox, args, binary=real_claude)
@@ -319,4 +333,18 @@ def test_max_turns_stream_matches_claude_p(real_claude: str, sandbox: Sandbox) -
     b = [json.loads(line) for line in theirs.stdout.splitlines()]
     assert [(e["type"], e.get("subtype")) for e in a] == [(e["type"], e.get("subtype")) for e in b]
     assert a[-1]["usage"]["input_tokens"] == b[-1]["usage"]["input_tokens"]
+    assert_clean(sandbox)
+
+
+@pytest.mark.matrix
+def test_api_key_question_fails_with_advice(real_claude: str, sandbox: Sandbox) -> None:
+    """The TUI asks whether to use ANTHROPIC_API_KEY (a billing decision): never answered."""
+    seed = json.loads((sandbox.home / ".claude.json").read_text())
+    del seed["customApiKeyResponses"]
+    (sandbox.home / ".claude.json").write_text(json.dumps(seed))
+    proc = run_claude_print(sandbox, ["What is 2+2?"], binary=real_claude)
+    assert proc.returncode == 2, proc.stderr
+    assert b"asks whether to use the API key in ANTHROPIC_API_KEY" in proc.stderr, proc.stderr
+    assert proc.stdout == b""
+    assert "customApiKeyResponses" not in json.loads((sandbox.home / ".claude.json").read_text())
     assert_clean(sandbox)

@@ -201,7 +201,7 @@ def test_unknown_screen_is_shown_in_the_error(sandbox: Sandbox) -> None:
 
 def test_trust_with_no_exit_highlighted_moves_to_yes(sandbox: Sandbox) -> None:
     proc = run_mock(sandbox, ["--verbose", "hi"], "trust_no_default")
-    check(sandbox, proc, 0, "caret on 'No, exit', choosing 'Yes, I trust this folder'")
+    check(sandbox, proc, 0, "caret on 'No, exit'; moving to 'Yes, I trust this folder'")
     assert proc.stdout.decode() == ack("hi") + "\n"
     config = json.loads((sandbox.home / ".claude.json").read_text())
     assert config["projects"][os.path.realpath(sandbox.project)]["hasTrustDialogAccepted"]

@@ -9,7 +9,7 @@ from typing import List
 import pytest
 
 from claude_print import contract, screens
-from claude_print.screens import ScreenState, classify, is_ready, keys_to_choose, parse_choices
+from claude_print.screens import ScreenState, classify, is_ready, next_key, parse_choices
 from claude_print.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
@@ -49,7 +49,7 @@ def test_trust_capture_fed_in_pieces(chunk: int) -> None:
 
 def test_keys_for_yes_when_the_caret_is_on_yes() -> None:
     state = classify(capture("trust.bin"))
-    assert keys_to_choose(state, contract.TRUST_ACCEPT) == [contract.KEY_ENTER]
+    assert next_key(state, contract.TRUST_ACCEPT) == contract.KEY_ENTER
 
 
 def caret_moved_to_no(lines: List[str]) -> List[str]:
@@ -69,25 +69,67 @@ def test_keys_for_yes_when_the_caret_is_on_no() -> None:
     assert f"{CARET} 2. No, exit" in "\n".join(lines)
     state = classify(lines)
     assert (state.kind, state.selected) == ("trust", 1)
-    keys = keys_to_choose(state, contract.TRUST_ACCEPT)
-    # separate writes: an arrow and Enter in one write act on the old selection
-    assert keys == [contract.KEY_UP, contract.KEY_ENTER]
+    # One key, then the screen is read again: Enter only once the caret is on Yes.
+    assert next_key(state, contract.TRUST_ACCEPT) == contract.KEY_UP
 
 
-def test_keys_move_down_and_several_steps() -> None:
+def test_keys_move_one_step_at_a_time() -> None:
     state = ScreenState("bypass", ["No, exit", "Maybe", "Yes, I accept"], 0)
-    assert keys_to_choose(state, contract.BYPASS_ACCEPT) == [
-        contract.KEY_DOWN,
-        contract.KEY_DOWN,
-        contract.KEY_ENTER,
-    ]
-    state = state._replace(selected=2)
-    assert keys_to_choose(state, "No, exit") == [contract.KEY_UP] * 2 + [contract.KEY_ENTER]
+    assert next_key(state, contract.BYPASS_ACCEPT) == contract.KEY_DOWN
+    assert next_key(state._replace(selected=1), contract.BYPASS_ACCEPT) == contract.KEY_DOWN
+    assert next_key(state._replace(selected=2), contract.BYPASS_ACCEPT) == contract.KEY_ENTER
+    assert next_key(state._replace(selected=2), "No, exit") == contract.KEY_UP
 
 
 def test_keys_none_without_caret_or_label() -> None:
-    assert keys_to_choose(ScreenState("trust", ["Yes, I trust this folder"], None), "Yes") is None
-    assert keys_to_choose(ScreenState("trust", ["No, exit"], 0), contract.TRUST_ACCEPT) is None
+    assert next_key(ScreenState("trust", ["Yes, I trust this folder"], None), "Yes") is None
+    assert next_key(ScreenState("trust", ["No, exit"], 0), contract.TRUST_ACCEPT) is None
+
+
+UNNUMBERED_TRUST = [
+    "─" * 60,
+    " Accessing workspace:",
+    "",
+    " /tmp/project",
+    "",
+    " Quick safety check: Is this a project you created or one you trust? (Like your own",
+    " code, a well-known open source project, or work from your team).",
+    "",
+    " Security guide",
+    "",
+    f" {CARET} No, exit",
+    "   Yes, I trust this folder",
+    "",
+    " Enter to confirm \u00b7 Esc to cancel",
+]
+
+
+def test_unnumbered_trust_dialog_as_2_1_248_draws_it() -> None:
+    state = classify(UNNUMBERED_TRUST)
+    assert state == ScreenState("trust", ["No, exit", "Yes, I trust this folder"], 0)
+    assert next_key(state, contract.TRUST_ACCEPT) == contract.KEY_DOWN
+    moved = [
+        line.replace(f"{CARET} No", "  No").replace("  Yes", f"{CARET} Yes")
+        for line in UNNUMBERED_TRUST
+    ]
+    assert classify(moved).selected == 1
+    assert next_key(classify(moved), contract.TRUST_ACCEPT) == contract.KEY_ENTER
+
+
+def test_unnumbered_list_skips_descriptions_and_stops_at_other_text() -> None:
+    lines = [
+        "  Pick one",
+        f"  {CARET} First",
+        "      what the first one does",
+        "    Second",
+        "  Not a choice",
+    ]
+    assert parse_choices(lines) == ScreenState("choice", ["First", "Second"], 0)
+
+
+def test_unknown_unnumbered_dialog_is_a_choice() -> None:
+    lines = ["", "  Something new?", "", f"  {CARET} Go on", "    Stop", ""]
+    assert classify(lines) == ScreenState("choice", ["Go on", "Stop"], 0)
 
 
 # ------------------------------------------------------------------ ready
@@ -205,7 +247,7 @@ def test_bypass_screen() -> None:
     )
     state = classify(lines)
     assert (state.kind, state.selected) == ("bypass", 0)
-    assert keys_to_choose(state, contract.BYPASS_ACCEPT) == [contract.KEY_DOWN, b"\r"]
+    assert next_key(state, contract.BYPASS_ACCEPT) == contract.KEY_DOWN
 
 
 def test_markers_match_across_wrapped_lines() -> None:
