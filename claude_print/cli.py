@@ -15,7 +15,7 @@ from claude_print.errors import ClaudePrintError
 MAX_PROMPT_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 3600.0
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-PROMPT_VIA = ("auto", "argv", "paste")
+PROMPT_VIA = ("auto", "argv", "editor", "paste")
 
 
 class Options(NamedTuple):
@@ -96,8 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=PROMPT_VIA,
         default="auto",
         help="argv: byte-exact but visible in the process list, max 128 KiB; "
-        "paste: any size, tabs become 4 spaces; auto: argv only for a prompt "
-        "that was on claude-print's own command line",
+        "editor: any size, through the input box's external-editor key (Ctrl+G) from a "
+        "private file; the TUI trims trailing whitespace and turns CR into LF; "
+        "paste: a bracketed paste (tabs become 4 spaces; large pastes reach the model "
+        "wrapped in <pasted_content> tags on newer releases); auto: argv for a prompt "
+        "that was on claude-print's own command line, else editor",
     )
     p.add_argument("--include-partial-messages", action="store_true")
     p.add_argument("--verbose", action="store_true", help="timestamped traces on stderr")
@@ -213,7 +216,8 @@ def validate_prompt(prompt: str) -> None:
 
 
 def choose_delivery(options: Options) -> str:
-    """ "argv" (byte-exact, visible in ps, <= 128 KiB) or "paste"; see --prompt-via."""
+    """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
+    "paste"; see --prompt-via and docs/contract.md (prompt delivery)."""
     size = len(options.prompt.encode("utf-8"))
     fits = size <= contract.MAX_ARGV_PROMPT_BYTES
     if options.prompt_via == "argv":
@@ -223,11 +227,10 @@ def choose_delivery(options: Options) -> str:
                 f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
             )
         return "argv"
-    delivery = (
-        "argv"
-        if options.prompt_via != "paste" and options.prompt_source == "argv" and fits
-        else "paste"
-    )
+    if options.prompt_via in ("editor", "paste"):
+        delivery = options.prompt_via
+    else:
+        delivery = "argv" if options.prompt_source == "argv" and fits else "editor"
     if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
         raise ClaudePrintError(
             "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "

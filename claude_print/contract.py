@@ -53,12 +53,21 @@ WINDOW_COLS = 200
 KEY_UP = b"\x1b[A"
 KEY_DOWN = b"\x1b[B"
 KEY_ENTER = b"\r"
+# Ctrl+G: the input box opens $VISUAL / $EDITOR on a temp file holding its text and loads
+# the file back when the editor exits (every release from 2.1.197). Loaded text is taken
+# as typed, never wrapped in <pasted_content> tags like a large paste (2.1.330), and a
+# leading "!" stays plain text.
+KEY_EXTERNAL_EDITOR = b"\x07"
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 EXIT_COMMAND = b"/exit"
 # Keys go out only after the TUI has been quiet this long. 2.1.197 drops none by time
 # (measured); the gap keeps a key from racing the frame it answers.
 QUIET_BEFORE_KEYS = 0.05
+# A dialog's first key waits for this much quiet: on 2.1.330 a Down sent as soon as the
+# trust dialog is drawn was lost, or the caret jumped back to "No, exit" (3 runs of 3 at
+# once, 1 of 2 after 50 ms, none of many after 300 ms).
+QUIET_BEFORE_DIALOG_KEYS = 0.3
 # Bracketed paste is written in chunks; a single write(2) on a PTY short-writes.
 PASTE_CHUNK = 4096
 # The input box turns each tab of typed or pasted text into this.
@@ -80,6 +89,10 @@ SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
     "onboarding": ("Welcome to Claude Code",),
     "login": ("Select login method",),
     "connectivity": ("Unable to connect to Anthropic services",),
+    # Auto mode only (asked for with --permission-mode auto), 2.1.290 to 2.1.310 and
+    # 2.1.321 on: the safety classifier cannot run against this API endpoint.
+    "auto_mode_billing": ("changing auto mode to no longer charge for classifier requests",),
+    "auto_mode_unavailable": ("Auto mode can't check actions in this session",),
 }
 # Choice to pick on screens that claude-print answers, matched against the
 # text after the caret / list number.
@@ -139,9 +152,10 @@ class Facts(NamedTuple):
     # A paste that collapses to "[Pasted text #N +K lines]" reaches the model wrapped in
     # <pasted_content id="..."> tags instead of as the text itself.
     paste_wraps: bool
-    # The captured `claude -p` release whose json / stream-json shape this one prints
-    # (key sets, order, types): the newest capture at or below this release.
-    shape: str
+    # stream-json has a system/permission_denied event before a denied tool's result.
+    permission_denied_event: bool
+    # The transcript gets a `cost-state` record (the TUI's own session cost) at exit.
+    cost_state: bool
 
 
 class Change(NamedTuple):
@@ -155,16 +169,42 @@ BASELINE = Facts(
     tested=True,
     tui_default_mode="default",
     paste_wraps=False,
-    shape="2.1.197",
+    permission_denied_event=False,
+    cost_state=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
 CHANGES: Tuple[Change, ...] = (
     Change(
-        "2.1.248",
-        "trust dialog: unnumbered choices, 'No, exit' under the caret (screens are read by "
-        "structure, so no keys change)",
+        "2.1.205",
+        "ready footer '⏸ manual mode on · ? for shortcuts' in the default mode",
         {},
+    ),
+    Change(
+        "2.1.247",
+        "the REPL draws in the alternate screen with a compact banner; the transcript "
+        "gets a cost-state record (the TUI's own cost) when the session ends",
+        {"cost_state": True},
+    ),
+    Change(
+        "2.1.248",
+        "dialogs (trust, API key, bypass) list their choices unnumbered; the trust dialog "
+        "puts 'No, exit' first and under the caret (screens are read by structure and "
+        "answered one key at a time, so nothing else changes)",
+        {},
+    ),
+    Change(
+        "2.1.290",
+        "the TUI starts in auto mode, where no PermissionRequest hook fires and a denied "
+        "tool blocks the turn: claude-print passes --permission-mode default",
+        {"tui_default_mode": "auto"},
+    ),
+    Change(
+        "2.1.321",
+        "stream-json: a system/permission_denied event before a denied tool's result; "
+        "with non-essential traffic off the TUI sends no session-title request (no "
+        "ai-title record), so its cost-state equals claude -p's cost",
+        {"permission_denied_event": True},
     ),
 )
 

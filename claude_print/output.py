@@ -114,7 +114,11 @@ def result_object(
         "duration_ms": duration_ms,
         "duration_api_ms": duration_api_ms,
     }
-    if not is_error:  # claude -p leaves the timings out of API-error results
+    if is_error:
+        obj["api_error_type"] = api_error_type(summary.api_error_status)
+        if summary.api_error:
+            obj["api_error"] = summary.api_error
+    else:  # claude -p leaves the timings out of API-error results
         origin = summary.prompt_at_ms
         if started_at is not None:
             origin = int(started_at * 1000)
@@ -131,6 +135,7 @@ def result_object(
         obj["ttft_ms"] = ttft_ms
         obj["ttft_stream_ms"] = ttft_ms if ttft_stream_ms is None else ttft_stream_ms
         obj["time_to_request_ms"] = time_to_request_ms
+        obj["first_content_frame_ms"] = obj["ttft_stream_ms"]  # 2.1.260 on
     obj.update(
         {
             "num_turns": summary.num_turns,
@@ -141,7 +146,9 @@ def result_object(
             "usage": summary.usage,
             "modelUsage": _model_usage(summary, model_usage_key),
             "permission_denials": permission_denials,
-            "terminal_reason": "completed",
+            # An API error's reason differs by release ("completed" up to 2.1.205, then
+            # "api_error"): conform() takes it from the release's shape.
+            **({} if is_error else {"terminal_reason": "completed"}),
             "fast_mode_state": fast_mode_state,
             "uuid": str(uuid.uuid4()),
             "claude_version": claude_version,
@@ -295,3 +302,115 @@ def to_js_json(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(to_js_json(v) for v in value) + "]"
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+# --- shapes of the running release -------------------------------------------
+
+# Keys claude-print adds after whatever the release prints.
+OWN_KEYS = ("claude_version",)
+# Keys the captures show only in some results (a usage limit's `api_error`, 2.1.300 on):
+# kept right after the first of their anchors the shape has, when the result has them.
+_OPTIONAL_AFTER = {"api_error": ("api_error_type", "api_error_status")}
+_OPTIONAL_SINCE = {"api_error": (2, 1, 300)}
+# Nested objects whose keys follow the release's order too.
+_NESTED = ("usage", "server_tool_use", "cache_creation", "output_tokens_details")
+_API_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def api_error_type(status: Optional[int]) -> str:
+    """The Messages API's error `type` for an HTTP status (`claude -p` 2.1.330 prints it)."""
+    return _API_ERROR_TYPES.get(status or 0, "api_error")
+
+
+def shape_for(release: str) -> Dict[str, Any]:
+    """The captured `claude -p` shape of the newest release at or below `release` (the
+    newest of all for an unknown one, the oldest for an older one)."""
+    from claude_print.contract import parse_version
+    from claude_print.shapes import SHAPES
+
+    wanted = parse_version(release)
+    releases = list(SHAPES)
+    chosen = releases[-1] if wanted is None else releases[0]
+    for name in releases:
+        parsed = parse_version(name)
+        if wanted is not None and parsed is not None and parsed <= wanted:
+            chosen = name
+    return SHAPES[chosen]
+
+
+def shape_name(event: Dict[str, Any]) -> Optional[str]:
+    kind = event.get("type")
+    if kind == "result":
+        if event.get("subtype") != SUBTYPE_SUCCESS:
+            return "result_error"
+        return "result_api_error" if event.get("is_error") else "result_success"
+    if kind == "system":
+        return "init" if event.get("subtype") == "init" else None
+    return kind if kind in ("assistant", "user") else None
+
+
+def conform(event: Dict[str, Any], release: str) -> Dict[str, Any]:
+    """`event` with the key set and order the release's `claude -p` prints: values from
+    `event` where it has them, else the captured best-effort value of the right type."""
+    from claude_print.contract import parse_version
+
+    name = shape_name(event)
+    skeleton = shape_for(release).get(name or "") if name else None
+    if skeleton is None:
+        return event
+    out = _conform(event, skeleton)
+    parsed = parse_version(release)
+    for key, anchors in _OPTIONAL_AFTER.items():
+        if key not in event or key in out or (parsed is not None and parsed < _OPTIONAL_SINCE[key]):
+            continue
+        anchor = next((a for a in anchors if a in out), None)
+        if anchor is not None:
+            items = list(out.items())
+            at = [k for k, _ in items].index(anchor) + 1
+            out = dict([*items[:at], (key, event[key]), *items[at:]])
+    return out
+
+
+def _conform(ours: Dict[str, Any], skeleton: Dict[str, Any]) -> Dict[str, Any]:
+    import copy
+
+    out: Dict[str, Any] = {}
+    for key, default in skeleton.items():
+        value = ours[key] if key in ours else copy.deepcopy(default)
+        if key == "modelUsage" and isinstance(value, dict) and isinstance(default, dict):
+            value = _conform_model_usage(value, default)
+        elif key in _NESTED and isinstance(value, dict) and isinstance(default, dict) and default:
+            value = _conform(value, default)
+        out[key] = value
+    for key in OWN_KEYS:
+        if key in ours:
+            out[key] = ours[key]
+    return out
+
+
+def _conform_model_usage(
+    ours: Dict[str, Dict[str, Any]], captured: Dict[str, Dict[str, Any]]
+) -> Dict[str, Dict[str, Any]]:
+    if not captured:
+        return ours
+    (captured_model, entry), *_ = captured.items()
+    out = {}
+    for model, usage in ours.items():
+        known = dict(usage)
+        family = pricing.canonical_model(model)
+        known.setdefault("canonicalModel", family)
+        if family == pricing.canonical_model(captured_model):
+            # The release's own limits for its captured model beat the fallback table.
+            known["contextWindow"] = entry.get("contextWindow", known.get("contextWindow"))
+            known["maxOutputTokens"] = entry.get("maxOutputTokens", known.get("maxOutputTokens"))
+        out[model] = _conform(known, entry)
+    return out

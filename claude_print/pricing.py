@@ -117,11 +117,16 @@ _DEFAULT_CONTEXT = 200_000
 
 
 def canonical_model(model: str) -> str:
-    """Family name of a model id: "claude-opus-4-8[1m]" -> "claude-opus-4-8"."""
+    """Family name of a model id: "claude-opus-4-8[1m]" -> "claude-opus-4-8".
+
+    A family matches only where no minor version follows it: "claude-sonnet-5-5" is not
+    "claude-sonnet-5" (a later model this table does not know), a dated
+    "claude-sonnet-5-20260101" is.
+    """
     lowered = model.lower()
     for marker, family in _FAMILIES:
         if isinstance(marker, str):
-            if marker in lowered:
+            if re.search(re.escape(marker) + r"(?!-\d(?!\d))", lowered):
                 return family
         elif marker.search(lowered):
             return family

@@ -132,6 +132,10 @@ class PtyChild:
         self.close()
         return code
 
+    def wait_exit(self, timeout: float) -> Optional[int]:
+        """After request_exit(): its status once it is gone, None if still running."""
+        return self._wait_draining(timeout)
+
     def _wait_draining(self, timeout: float) -> Optional[int]:
         """Wait for the exit while reading the PTY: a TUI blocked on a full terminal
         cannot exit. Hang-up (EIO) on the PTY wakes us the moment it is gone."""

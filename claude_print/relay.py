@@ -9,6 +9,7 @@ answered with a deny decision, as `claude -p` denies tools it may not use.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -42,6 +43,27 @@ if [ "$1" = {post_tool_batch} ] && ! grep -q {subagent_key} "$event_file"; then
   fi
 fi
 printf '%s %s\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
+"""
+
+
+PROMPT_NAME = "prompt.txt"
+EDITOR_NAME = "editor.sh"
+# The editor the user had, for a tool the model runs after the prompt went in.
+USER_EDITOR_VAR = "CLAUDE_PRINT_USER_EDITOR"
+
+_EDITOR_SCRIPT = """\
+#!/bin/sh
+# claude-print: Claude Code's input box runs this as $VISUAL/$EDITOR on Ctrl+G. While the
+# prompt is staged, it becomes the box's text; after that the user's own editor runs.
+for file; do :; done
+if [ -f {prompt} ]; then
+  cat {prompt} > "$file"
+  exit $?
+fi
+if [ -n "${{{user_editor}:-}}" ]; then
+  exec /bin/sh -c "${user_editor} \\"\\$@\\"" sh "$@"
+fi
+exit 1
 """
 
 
@@ -134,6 +156,27 @@ class Relay:
         except OSError as exc:
             self.close()
             raise ClaudePrintError(f"cannot set up the hook relay in {self.dir}: {exc}") from exc
+
+    def stage_prompt(self, prompt: str) -> str:
+        """Put the prompt where the editor script hands it to the input box (a private
+        file, never argv or the environment); returns the $EDITOR command."""
+        prompt_path = os.path.join(self.dir, PROMPT_NAME)
+        editor_path = os.path.join(self.dir, EDITOR_NAME)
+        try:
+            _write_private(prompt_path, prompt)
+            _write_private(
+                editor_path,
+                _EDITOR_SCRIPT.format(prompt=shlex.quote(prompt_path), user_editor=USER_EDITOR_VAR),
+            )
+        except OSError as exc:
+            raise ClaudePrintError(f"cannot stage the prompt in {self.dir}: {exc}") from exc
+        # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
+        return f"/bin/sh {shlex.quote(editor_path)}"
+
+    def unstage_prompt(self) -> None:
+        """The box holds the prompt: a later $EDITOR (a tool the model runs) is the user's."""
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(self.dir, PROMPT_NAME))
 
     def read_events(self) -> List[HookEvent]:
         """Events whose lines have arrived; never blocks."""

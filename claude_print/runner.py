@@ -17,7 +17,7 @@ import time
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from claude_print import contract, release, screens
+from claude_print import contract, permissions, release, screens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
@@ -55,6 +55,9 @@ TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
 TAIL_INTERVAL = 0.05
 TEARDOWN_GRACE = 2.0
+# The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
+# ~4 s with 20 at once, measured): how long the result waits for it.
+COST_STATE_WAIT = 5.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -85,8 +88,10 @@ class Emitter:
     the end, as `claude -p --output-format json --verbose` does.
     """
 
-    def __init__(self, output_format: str, verbose: bool = False) -> None:
+    def __init__(self, output_format: str, verbose: bool = False, release: str = "") -> None:
         self.output_format = output_format
+        # The Claude Code release whose `claude -p` shapes the events ("" = the newest).
+        self.release = release
         self.collected: Optional[List[Dict[str, Any]]] = (
             [] if output_format == "json" and verbose else None
         )
@@ -112,6 +117,7 @@ class Emitter:
     def event(self, obj: Dict[str, Any]) -> None:
         from claude_print import output
 
+        obj = output.conform(obj, self.release)
         if self.collected is not None:
             self.collected.append(obj)
         else:
@@ -123,7 +129,7 @@ class Emitter:
         if self.output_format == "text":
             self.line(output.render_text(obj))
         elif self.collected is not None:
-            self.line(output.render_json([*self.collected, obj]))
+            self.line(output.render_json([*self.collected, output.conform(obj, self.release)]))
         else:
             self.event(obj)
 
@@ -141,11 +147,16 @@ def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> 
             duration_ms=fields.get("duration_ms", 0),
             claude_version=fields.get("claude_version", ""),
         )
-        Emitter(output_format).event(obj)
+        Emitter(output_format, release=fields.get("claude_version", "")).event(obj)
 
 
 def build_argv(
-    options: Options, binary: str, relay: Relay, session_id: Optional[str], delivery: str
+    options: Options,
+    binary: str,
+    relay: Relay,
+    session_id: Optional[str],
+    delivery: str,
+    facts: contract.Facts = contract.BASELINE,
 ) -> List[str]:
     argv = [binary, "--settings", relay.settings_path]
     if not options.inherit_hooks:
@@ -153,6 +164,13 @@ def build_argv(
     if session_id is not None:
         argv += ["--session-id", session_id]
     argv += options.forwarded
+    argv += permissions.mode_flags(
+        facts,
+        asked=options.skip_permissions or options.permission_mode is not None,
+        reads_user_settings=options.inherit_hooks,
+        cwd=os.getcwd(),
+        environ=os.environ,
+    )
     if delivery == "argv":
         argv += ["--", options.prompt]
     return argv
@@ -200,12 +218,14 @@ class Session:
         self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
         self.unknown_since: Optional[float] = None
         self.denials: List[Dict[str, Any]] = []
+        self._tool_names: Dict[str, str] = {}  # tool_use id -> tool name, for stream events
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
         self.converter: Optional[StreamConverter] = None
         self.next_tail = 0.0
         self.facts = contract.facts_for(release.installed_version(options.claude_binary))
         self.claude_version = self.facts.version
+        emitter.release = self.claude_version
         self.init_sent = False
         self.closed_at: Optional[float] = None
         self.hooks_seen = 0
@@ -258,7 +278,12 @@ class Session:
         extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
         self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns)
         argv = build_argv(
-            self.options, self.options.claude_binary, self.relay, self.session_id, self.delivery
+            self.options,
+            self.options.claude_binary,
+            self.relay,
+            self.session_id,
+            self.delivery,
+            self.facts,
         )
         self.trace(
             f"relay dir {self.relay.dir}; prompt via {self.delivery} ({self.options.prompt_source})"
@@ -268,7 +293,15 @@ class Session:
                 f"the prompt has {self.options.prompt.count(chr(9))} tab(s): the TUI's input box "
                 "turns each into four spaces (use --prompt-via argv for a byte-exact prompt)"
             )
-        self.child = PtyChild(argv, child_environment(os.environ), cwd=self.cwd)
+        env = child_environment(os.environ)
+        if self.delivery == "editor":
+            from claude_print.relay import USER_EDITOR_VAR
+
+            user_editor = env.get("VISUAL") or env.get("EDITOR")
+            if user_editor:
+                env[USER_EDITOR_VAR] = user_editor
+            env["VISUAL"] = env["EDITOR"] = self.relay.stage_prompt(self.options.prompt)
+        self.child = PtyChild(argv, env, cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.claude_version:
             self.trace(f"Claude Code {self.claude_version} (from its package){self._drift()}")
@@ -363,7 +396,7 @@ class Session:
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
         if self.submitted_at is None:
-            wake.append(now + 0.25)  # screen grace periods, startup deadline
+            wake.append(now + 0.1)  # dialog quiet gaps, screen grace periods, startup deadline
         elif self.tail is not None and (self.converter or self.options.max_turns):
             wake.append(self.next_tail)
         else:
@@ -404,6 +437,7 @@ class Session:
         """A release learned after the spawn: later phases use its facts."""
         self.facts = contract.facts_for(version)
         self.claude_version = version
+        self.emitter.release = version
         self.trace(f"Claude Code {version} (from {source}){self._drift()}")
 
     def _drift(self) -> str:
@@ -433,7 +467,9 @@ class Session:
         elif state.kind in screens.BLOCKING_ADVICE:
             raise ClaudePrintError(self._screen_message(screens.BLOCKING_ADVICE[state.kind], lines))
         elif state.kind == "ready":
-            if self.delivery == "paste":
+            if self.delivery == "editor":
+                self._open_editor(now)
+            elif self.delivery == "paste":
                 self._paste(now)
             else:
                 self.trace("input box ready; the argv prompt submits itself")
@@ -455,6 +491,8 @@ class Session:
             )
 
     def _answer(self, state: screens.ScreenState, now: float) -> None:
+        if now - max(self.last_output, self.last_key) < contract.QUIET_BEFORE_DIALOG_KEYS:
+            return  # the dialog may still be mounting: a key now can be lost
         if state.kind == "bypass":
             wanted = (
                 self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
@@ -488,6 +526,12 @@ class Session:
         self.answered[state.kind] = (now, state.selected)
         self.pending_keys.append(key)
 
+    def _open_editor(self, now: float) -> None:
+        """Ctrl+G: the box loads the staged prompt through our $EDITOR script."""
+        self.pasted_at = now
+        self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
+        self.trace(f"input box ready; loading {len(self.options.prompt)} chars with Ctrl+G")
+
     def _paste(self, now: float) -> None:
         self.pasted_at = now
         self.pending_keys.append(paste_keys(self.options.prompt))
@@ -497,8 +541,17 @@ class Session:
         """Enter goes only once the input box shows the paste: an Enter that races a
         large paste under load can be lost."""
         if screens.input_box_text(lines):
-            self.trace("the input box shows the paste; pressing Enter")
+            self.trace(f"the input box shows the prompt ({self.delivery}); pressing Enter")
+            if self.delivery == "editor" and self.relay is not None:
+                self.relay.unstage_prompt()
             self._press_enter(now)
+        elif (
+            self.delivery == "editor"
+            and now - max(self.last_key, self.last_output) >= ENTER_RETRY_AFTER
+            and not (self.pending_keys or self.outbox)
+        ):
+            self.trace("the input box is still empty; pressing Ctrl+G again")
+            self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
         elif now - pasted_at >= PROMPT_ARRIVAL_GRACE:
             raise ClaudePrintError(
                 self._screen_message(
@@ -610,7 +663,7 @@ class Session:
 
     def _enter_lost(self, now: float) -> bool:
         return (
-            self.delivery == "paste"
+            self.delivery in ("editor", "paste")
             and self.enter_presses < ENTER_PRESSES
             and not (self.pending_keys or self.outbox)
             and now - self.last_key >= ENTER_RETRY_AFTER
@@ -634,8 +687,26 @@ class Session:
         for event in events:
             if event.get("type") == "assistant":
                 self._emit_init(str(event.get("message", {}).get("model", "")))
+                self._tool_names.update(_tool_names(event))
             self._emit_init()
+            if event.get("type") == "user" and self.facts.permission_denied_event:
+                for tool_use_id in _denied_tool_use_ids(event):
+                    self.emitter.event(self._permission_denied(tool_use_id))
             self.emitter.event(event)
+
+    def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
+        """stream-json's note on a denied tool (2.1.321 on), before its tool result."""
+        from claude_print.cli import new_session_id
+
+        return {
+            "type": "system",
+            "subtype": "permission_denied",
+            "tool_name": self._tool_names.get(tool_use_id, ""),
+            "tool_use_id": tool_use_id,
+            "message": contract.DENY_MESSAGE,
+            "uuid": new_session_id(),
+            "session_id": self.session_id or "",
+        }
 
     def _turn(self) -> TurnSummary:
         from claude_print.transcript import summarise, turn_records
@@ -666,6 +737,7 @@ class Session:
             self.trace("transcript incomplete; using the hook's last_assistant_message")
             summary.result_text = fallback
             summary.is_api_error = summary.is_api_error or event.name == contract.HOOK_STOP_FAILURE
+        self._settle_cost(summary)
         self._flush_stream()
         denials = summary.permission_denials or _denials_with_ids(self.denials, summary.tool_uses)
         obj = result_object(
@@ -680,6 +752,32 @@ class Session:
         self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
         return EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK
 
+    def _settle_cost(self, summary: TurnSummary) -> None:
+        """Report the TUI's own cost (its cost-state record, written as it exits) when it
+        is `claude -p`'s cost too: no session-title request went into it (an `ai-title`
+        record says one did), or claude-print's price table lacks a model."""
+        from claude_print import pricing, tui_cost
+
+        unpriced = [m for m in summary.model_usage if pricing.price_for(m) is None]
+        if not self.facts.cost_state or self.child is None or (self._titled() and not unpriced):
+            self.trace("cost from claude-print's price table")
+            return
+        self.child.request_exit()
+        code = self.child.wait_exit(COST_STATE_WAIT)
+        self._poll_tail()
+        record = tui_cost.last_cost_state(self.records)
+        if record is None or (self._titled() and not unpriced):
+            why = "no cost-state record" if record is None else "the TUI's cost has a title request"
+            missing = f", which does not know {', '.join(unpriced)}" if unpriced else ""
+            self.trace(f"{why} (child status {code}); cost from the price table{missing}")
+            return
+        summary.total_cost_usd = tui_cost.apply(record, summary.total_cost_usd, summary.model_usage)
+        extra = " (it includes the TUI's session-title request)" if self._titled() else ""
+        self.trace(f"cost from the TUI's cost-state record: {summary.total_cost_usd}{extra}")
+
+    def _titled(self) -> bool:
+        return any(record.get("type") == "ai-title" for record in self.records)
+
     def _flush_stream(self) -> None:
         if self.converter is not None:
             self._emit_stream(self.converter.flush())
@@ -691,6 +789,7 @@ class Session:
         from claude_print.output import error_object
 
         limit = self.options.max_turns or 0
+        self._settle_cost(summary)
         self._flush_stream()
         obj = error_object(
             "error_max_turns",
@@ -724,6 +823,30 @@ class Session:
                 f"Claude Code exited (status {code}) before answering", self._lines()
             )
         )
+
+
+def _tool_names(event: Dict[str, Any]) -> Dict[str, str]:
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return {
+        str(b.get("id")): str(b.get("name"))
+        for b in blocks
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def _denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
+    """Tool results that carry claude-print's own PermissionRequest denial."""
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return [
+        str(b.get("tool_use_id"))
+        for b in blocks
+        if isinstance(b, dict)
+        and b.get("type") == "tool_result"
+        and b.get("is_error")
+        and b.get("content") == contract.DENY_MESSAGE
+    ]
 
 
 def _drain(fd: int) -> None:

@@ -34,6 +34,15 @@ BLOCKING_ADVICE = {
         "Claude Code could not reach Anthropic's services during first-run setup. "
         "Run `claude` once in a terminal with network access, then retry"
     ),
+    "auto_mode_billing": (
+        "Claude Code asks to confirm a change to auto mode's classifier billing. Run "
+        "`claude --permission-mode auto` once in a terminal and answer it, or choose "
+        "another --permission-mode"
+    ),
+    "auto_mode_unavailable": (
+        "Claude Code's auto mode cannot check tool calls in this session (its safety "
+        "classifier is unavailable for this API endpoint): choose another --permission-mode"
+    ),
 }
 
 

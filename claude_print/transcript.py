@@ -358,6 +358,7 @@ class TurnSummary:
     result_text: str = ""
     is_api_error: bool = False
     api_error_status: Optional[int] = None
+    api_error: Optional[str] = None  # e.g. "usage_limit_reached" (2.1.300 on)
     error: Optional[str] = None  # the assistant record's `error` ("unknown", ...)
     stop_reason: Optional[str] = None
     num_turns: int = 0
@@ -483,6 +484,8 @@ def summarise(records: List[Record]) -> TurnSummary:
         summary.is_api_error = bool(last_message.get("isApiErrorMessage"))
         status = last_message.get("apiErrorStatus")
         summary.api_error_status = status if isinstance(status, int) else None
+        detail = last_message.get("apiError")
+        summary.api_error = detail if isinstance(detail, str) and detail else None
         error = last_message.get("error")
         summary.error = error if isinstance(error, str) else None
     last_answer = answers[-1] if answers else None

@@ -90,10 +90,12 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import textwrap
 import threading
@@ -445,6 +447,7 @@ _C0_KEYS = {
     "\x7f": "backspace",
     "\x08": "backspace",
     "\x03": "ctrl-c",
+    "\x07": "ctrl-g",
     "\x04": "ctrl-d",
     "\x1b": "escape",
 }
@@ -1209,6 +1212,15 @@ class App:
             self.pieces.append((value, value))
         elif value == "newline":
             self.pieces.append(("\n", "\n"))
+        elif value == "ctrl-g":
+            text = self.external_editor("".join(a for a, _ in self.pieces))
+            shown = text
+            if len(text) > 10000:  # drawn cut, as the real box does; sent whole
+                self.pastes += 1
+                cut = text[500:-500]
+                marker = f"[...Truncated text #{self.pastes} +{cut.count(chr(10))} lines...]"
+                shown = text[:500] + marker + text[-500:]
+            self.pieces = [(text, shown)] if text else []
         elif value == "backspace" and self.pieces:
             actual, shown = self.pieces.pop()
             if actual == shown and len(actual) > 1:
@@ -1234,6 +1246,27 @@ class App:
         else:
             return  # tab, escape, arrows ... do nothing in the input box
         self.draw_repl()
+
+    def external_editor(self, text: str) -> str:
+        """Ctrl+G as measured on 2.1.197-2.1.330: $VISUAL or $EDITOR runs on a temp file
+        holding the box's text (the path is its last argument); the file's text comes back
+        as typed text: CR and CRLF become LF, escape characters are dropped, trailing
+        whitespace is trimmed; tabs and a leading "!" stay as they are."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            return text
+        folder = tempfile.mkdtemp(prefix="mock-claude-editor-")
+        path = os.path.join(folder, "claude-prompt.md")
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            subprocess.run(["/bin/sh", "-c", editor + ' "$1"', "sh", path], check=False)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                loaded = f.read()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        loaded = loaded.replace("\r\n", "\n").replace("\r", "\n").replace("\x1b", "")
+        return loaded.rstrip()
 
     # -- a turn
 

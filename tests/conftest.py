@@ -21,6 +21,7 @@ from fake_api import (  # noqa: E402
     PINNED_BINARY,
     FakeApiServer,
     seed_home,
+    subscription_env,
 )
 
 MOCK_CLAUDE = ROOT / "mock_claude" / "claude"
@@ -86,6 +87,7 @@ class Sandbox:
     project: Path
     tmp: Path
     api_url: str
+    oauth: bool = False  # a subscription login (fake_api.subscription_env) instead of an API key
 
     def env(self, **extra: str) -> Dict[str, str]:
         env = {
@@ -103,6 +105,8 @@ class Sandbox:
             PYTHONPATH=str(ROOT),
             XDG_CONFIG_HOME=str(self.home / ".config"),
         )
+        if self.oauth:
+            env = subscription_env(env)
         env.update(extra)
         return env
 

@@ -14,7 +14,17 @@ prompt, so one server serves every scenario at once (and parallel runs):
 - ``[[reply:TEXT]]``: answer TEXT verbatim;
 - ``[[texts:A|B]]``: one message with several text blocks (A, then B);
 - ``[[texttool:TEXT|Bash:<command>]]``: one message with a text block and a
-  tool_use block; after the tool_result the model answers ``Tool turn done.``.
+  tool_use block; after the tool_result the model answers ``Tool turn done.``;
+- ``[[usage_limit:CLAIM]]`` or ``[[usage_limit:CLAIM:EPOCH]]``: a subscription's usage
+  limit: HTTP 429 rate_limit_error with ``anthropic-ratelimit-unified-status: rejected``,
+  ``...-representative-claim: CLAIM`` (``five_hour``, ``seven_day``, ...) and
+  ``...-reset: EPOCH`` (default: the next full hour plus one), and ``retry-after``.
+
+Subscription (OAuth) logins send ``Authorization: Bearer <token>`` instead of
+``x-api-key`` (both are accepted; neither is checked), a start-up quota check
+(``max_tokens: 1``, prompt ``quota``: answered with one token, recorded as a side
+request) and ``HEAD /api/hello`` (2.1.330) or ``HEAD /`` (2.1.197). Every request,
+HEAD and GET included, is also counted in ``hits`` (method, path, kind, auth, session).
 
 Every prompt received is appended to ``--log`` (one JSON object a line) so a
 test can compare it byte for byte. Run ``python3 tests/fake_api.py --port 0``;
@@ -51,6 +61,32 @@ PINNED_BINARY = (
     / "claude"
 )  # where scripts/install-claude-code puts it
 FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
+# A subscription login's token (CLAUDE_CODE_OAUTH_TOKEN): sent as `Authorization: Bearer`.
+FAKE_OAUTH_TOKEN = "sk-ant-oat01-fake-oauth-token-0123456789abcdefghij"
+USAGE_LIMIT_MESSAGE = "This request would exceed your account's rate limit. Please try again later."
+
+
+def subscription_env(env: Dict[str, str]) -> Dict[str, str]:
+    """`env` as a subscription (OAuth) user has it: CLAUDE_CODE_OAUTH_TOKEN and no
+    ANTHROPIC_API_KEY, with Claude Code's non-essential traffic on (so the TUI makes its
+    quota check and title request, as for real users). Other hosts go through a closed
+    loopback proxy port and fail at once, so a machine with internet sends nothing out
+    (with a proxy set, Claude Code also skips its `HEAD` pre-connect to the base URL)."""
+    out = {
+        k: v
+        for k, v in env.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+        and k != "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+        and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+    }
+    dead = "http://127.0.0.1:9"  # discard port: nothing listens, connections are refused
+    out.update(
+        CLAUDE_CODE_OAUTH_TOKEN=FAKE_OAUTH_TOKEN,
+        HTTPS_PROXY=dead,
+        HTTP_PROXY=dead,
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    return out
 
 
 def seed_home(home: Path, trusted: Sequence[Path] = ()) -> None:
@@ -82,10 +118,10 @@ def last_user_text(body: Dict[str, Any]) -> str:
 
 
 def has_tool_result(body: Dict[str, Any]) -> bool:
-    messages = body.get("messages", [])
-    if not messages or messages[-1].get("role") != "user":
-        return False
-    content = messages[-1].get("content")
+    """Whether the last user message carries a tool result (2.1.280 to 2.1.310 may send a
+    `system` message after it, with a token count)."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    content = users[-1].get("content") if users else None
     return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
 
 
@@ -107,6 +143,38 @@ def is_side_request(prompt: str) -> bool:
     return "Write the title" in prompt
 
 
+def is_quota_request(body: Dict[str, Any]) -> bool:
+    """The start-up quota check of a subscription (OAuth) login: `max_tokens: 1`, "quota"."""
+    return body.get("max_tokens") == 1 and last_user_text(body).strip() == "quota"
+
+
+def usage_limit_reset(spec: str, now: Optional[float] = None) -> Tuple[str, int]:
+    """`CLAIM[:EPOCH]` of a usage_limit directive -> (claim, reset epoch seconds)."""
+    claim, _, epoch = spec.partition(":")
+    if epoch.strip().isdigit():
+        return claim or "five_hour", int(epoch)
+    hour = int((time.time() if now is None else now) // 3600) * 3600
+    return claim or "five_hour", hour + 2 * 3600
+
+
+def usage_limit_headers(claim: str, reset: int, now: Optional[float] = None) -> Dict[str, str]:
+    """The headers of a subscription's usage-limit refusal (HTTP 429)."""
+    left = max(0, reset - int(time.time() if now is None else now))
+    return {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-representative-claim": claim,
+        "anthropic-ratelimit-unified-reset": str(reset),
+        "retry-after": str(left),
+    }
+
+
+def request_kind(body: Dict[str, Any]) -> str:
+    """The request's kind: quota, title or turn (a tool-result follow-up is a turn too)."""
+    if is_quota_request(body):
+        return "quota"
+    return "title" if is_side_request(last_user_text(body)) else "turn"
+
+
 def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     """Decide the answer: ("error", status) | ("tool", (name, command)) | ("text", text)."""
     prompt = last_user_text(body)
@@ -117,6 +185,8 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     directives = dict(_DIRECTIVE.findall(prompt))
     if "error" in directives:
         return ("error", int(directives["error"]))
+    if "usage_limit" in directives:
+        return ("usage_limit", usage_limit_reset(directives["usage_limit"]))
     if "sleep" in directives:
         time.sleep(float(directives["sleep"]))
     if "tool" in directives and not has_tool_result(body):
@@ -228,6 +298,20 @@ def whole_message(model: str, kind: str, payload: Any, in_tokens: int) -> Dict[s
     }
 
 
+def quota_message(model: str) -> Dict[str, Any]:
+    """The answer to the quota check: one token, cut off by `max_tokens`."""
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:24],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "max_tokens",
+        "stop_sequence": None,
+        "usage": usage(8, 1),
+    }
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: FakeApiServer
@@ -235,19 +319,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _json(self, status: int, obj: Dict[str, Any]) -> None:
+    def _json(
+        self, status: int, obj: Dict[str, Any], headers: Optional[Dict[str, str]] = None
+    ) -> None:
         data = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.send_header("request-id", "req_fake")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
+    def _hit(self, kind: str) -> None:
+        auth = self.headers.get("authorization", "")
+        self.server.count(
+            {
+                "method": self.command,
+                "path": self.path.split("?")[0],
+                "kind": kind,
+                "auth": "bearer"
+                if auth.lower().startswith("bearer ")
+                else ("api-key" if self.headers.get("x-api-key") else None),
+                "session": self.headers.get("x-claude-code-session-id"),
+                "at": time.time(),
+            }
+        )
+
+    def _usage_limit(self, claim: str, reset: int) -> None:
+        error = {"type": "rate_limit_error", "message": USAGE_LIMIT_MESSAGE}
+        self._json(429, {"type": "error", "error": error}, usage_limit_headers(claim, reset))
+
     def do_GET(self) -> None:
+        self._hit("get")
         self._json(200, {"data": [], "has_more": False})
 
     def do_HEAD(self) -> None:
+        # Connectivity checks: `HEAD /` (2.1.197) and `HEAD /api/hello` (2.1.330).
+        self._hit("head")
         self.send_response(200)
         self.send_header("content-length", "0")
         self.end_headers()
@@ -256,6 +366,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
         path = self.path.split("?")[0]
+        is_messages = path.endswith("/v1/messages")
+        self._hit(request_kind(body) if is_messages else "other")
         if path.endswith("/count_tokens"):
             self._json(200, {"input_tokens": 42})
             return
@@ -266,7 +378,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         prompt = last_user_text(body)
         model = str(body.get("model") or MODEL_DEFAULT)
-        side = is_side_request(prompt)
+        quota = is_quota_request(body)
+        side = is_side_request(prompt) or quota
         self.server.record(
             {
                 "prompt": prompt,
@@ -276,10 +389,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "tool_result": has_tool_result(body),
             }
         )
+        if quota:
+            self._json(200, quota_message(model))
+            return
+        payload: Any
         if side:
             kind, payload = "text", '{"title": "Fake title"}'
         else:
             kind, payload = plan_reply(body)
+        if kind == "usage_limit":
+            self._usage_limit(*payload)
+            return
         if kind == "error":
             self._json(
                 int(payload),
@@ -315,6 +435,7 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         super().__init__(("127.0.0.1", port), Handler)
         self.log_path = log_path
         self.requests: List[Dict[str, Any]] = []
+        self.hits: List[Dict[str, Any]] = []  # every request: method, path, kind, auth, session
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
 
@@ -329,6 +450,15 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
             if self.log_path:
                 with open(self.log_path, "a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")
+
+    def count(self, hit: Dict[str, Any]) -> None:
+        with self._lock:
+            self.hits.append(hit)
+
+    def hits_since(self, start: int) -> List[Dict[str, Any]]:
+        """The requests after the first `start` ones (`len(server.hits)` taken earlier)."""
+        with self._lock:
+            return list(self.hits[start:])
 
     def wait_for_prompt(self, needle: str, timeout: float) -> bool:
         """Block until a turn request whose prompt contains `needle` has arrived."""

@@ -47,6 +47,13 @@ def assert_same_shape(ours: Dict[str, Any], theirs: Dict[str, Any]) -> None:
     assert [k for k in ours if k in theirs] == list(theirs), "key order differs from claude -p"
 
 
+def assert_exit(proc: subprocess.CompletedProcess[bytes], code: int) -> None:
+    """The exit code first, with stderr in the message: a lost prompt must show as exit 2
+    with claude-print's reason, never as a wrong answer checked before the code."""
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == code, f"exit {proc.returncode}, expected {code}; stderr:\n{stderr}"
+
+
 def assert_clean(sandbox: Sandbox) -> None:
     assert sandbox.leftovers() == []
 
@@ -69,7 +76,8 @@ def assert_interactive(sandbox: Sandbox, session_id: str) -> None:
 def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
     ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
-    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert a["result"] == b["result"]
     assert a["num_turns"] == b["num_turns"]
@@ -82,7 +90,8 @@ def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
 
     text = run_claude_print(sandbox, [prompt], binary=real_claude)
     text_p = run_claude_p(sandbox, real_claude, [prompt])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
+    assert_exit(text, text_p.returncode)
+    assert text.stdout == text_p.stdout
     assert_clean(sandbox)
 
 
@@ -94,7 +103,8 @@ def test_large_stdin_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox)
     assert len(data) > 200_000
     ours = run_claude_print(sandbox, [], stdin=data, binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, [], stdin=data)
-    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
     assert ours.stdout == theirs.stdout
     assert ours.stdout.startswith(b"ACK ")
     assert_clean(sandbox)
@@ -105,9 +115,11 @@ def test_stdin_appended_to_argument(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
     ours = run_claude_print(sandbox, ["summarise"], stdin=b"piped\ttext", binary=real_claude)
+    assert_exit(ours, 0)
     assert fake_api.last_prompt_with("summarise") == "summarise\npiped    text"
     theirs = run_claude_p(sandbox, real_claude, ["summarise"], stdin=b"piped    text")
-    assert (ours.stdout, ours.returncode) == (theirs.stdout, theirs.returncode)
+    assert_exit(theirs, 0)
+    assert ours.stdout == theirs.stdout
     assert_clean(sandbox)
 
 
@@ -115,7 +127,8 @@ def test_stdin_appended_to_argument(
 def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> None:
     ours = run_claude_print(sandbox, ["--output-format", "json", TOOL_PROMPT], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", TOOL_PROMPT])
-    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert a["result"] == b["result"] == "Tool turn done."
     assert a["num_turns"] == b["num_turns"] == 2
@@ -136,7 +149,8 @@ def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> 
     ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
     elapsed = time.monotonic() - started
     theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
-    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    assert_exit(ours, 1)
+    assert_exit(theirs, 1)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     for key in ("subtype", "is_error", "api_error_status", "result", "stop_reason", "num_turns"):
         assert a[key] == b[key], key
@@ -144,7 +158,8 @@ def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> 
     assert elapsed < 60, "an API error must end the run, not wait for the timeout"
     text = run_claude_print(sandbox, [prompt], binary=real_claude)
     text_p = run_claude_p(sandbox, real_claude, [prompt])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
+    assert_exit(text, text_p.returncode)
+    assert text.stdout == text_p.stdout
     assert_clean(sandbox)
 
 
@@ -159,12 +174,12 @@ def test_paste_path_differences_are_pinned(
     }
     for prompt, arrived in cases.items():
         pasted = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
-        assert pasted.returncode == 0, pasted.stderr
+        assert_exit(pasted, 0)
         assert fake_api.last_prompt_with(arrived[:4]) == arrived
         exact = run_claude_print(
             sandbox, ["--prompt-via", "argv"], stdin=prompt.encode(), binary=real_claude
         )
-        assert exact.returncode == 0, exact.stderr
+        assert_exit(exact, 0)
         assert fake_api.last_prompt_with(arrived[:4]) == prompt
     assert_clean(sandbox)
 
@@ -220,7 +235,8 @@ def test_max_turns_reported_like_claude_p(real_claude: str, sandbox: Sandbox) ->
     args = ["--output-format", "json", "--max-turns", "1", TOOL_PROMPT]
     ours = run_claude_print(sandbox, args, binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, args)
-    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    assert_exit(ours, 1)
+    assert_exit(theirs, 1)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     for key in ("subtype", "is_error", "num_turns", "errors", "terminal_reason", "stop_reason"):
         assert a[key] == b[key], key
@@ -240,7 +256,7 @@ def test_timeout_ends_the_run(real_claude: str, sandbox: Sandbox) -> None:
     started = time.monotonic()
     proc = run_claude_print(sandbox, args, binary=real_claude)
     assert time.monotonic() - started < 30
-    assert proc.returncode == 124, proc.stderr
+    assert_exit(proc, 124)
     obj = json.loads(proc.stdout)
     assert (obj["subtype"], obj["is_error"]) == ("error_timeout", True)
     assert b"timed out after 4s" in proc.stderr
@@ -273,7 +289,8 @@ def test_json_verbose_is_an_event_array_like_claude_p(real_claude: str, sandbox:
     args = ["--output-format", "json", "--verbose", "What is 2+2?"]
     ours = run_claude_print(sandbox, args, binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, args)
-    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert [e["type"] for e in a] == [e["type"] for e in b] == ["system", "assistant", "result"]
     assert a[-1]["result"] == b[-1]["result"]
@@ -288,7 +305,8 @@ def test_long_answer_matches_claude_p(real_claude: str, sandbox: Sandbox) -> Non
     prompt = f"Say [[reply:{words}  \n  tail line  ]]"
     ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
-    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert a["result"] == b["result"]
     assert len(a["result"]) > 30_000
@@ -305,10 +323,11 @@ def test_a_bang_prompt_never_runs_a_shell_command(
     prompt = f"!touch {marker}"
     ours = run_claude_print(sandbox, [prompt], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, [prompt])
-    assert theirs.returncode == 0
-    assert (ours.stdout, ours.returncode) == (theirs.stdout, 0)
+    assert_exit(theirs, 0)
+    assert_exit(ours, 0)
+    assert ours.stdout == theirs.stdout
     refused = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
-    assert refused.returncode == 2
+    assert_exit(refused, 2)
     assert b"takes as a shell command" in refused.stderr
     assert not marker.exists()
     assert_clean(sandbox)
@@ -319,7 +338,7 @@ def test_a_builtin_slash_command_fails_with_a_hint(real_claude: str, sandbox: Sa
     proc = run_claude_print(
         sandbox, ["/cost"], binary=real_claude, env={"CLAUDE_PRINT_PROMPT_TIMEOUT": "3"}
     )
-    assert proc.returncode == 2, proc.stderr
+    assert_exit(proc, 2)
     assert b"built-in ones like /help or /cost start no model turn" in proc.stderr
     assert_clean(sandbox)
 
@@ -328,7 +347,8 @@ def test_max_turns_stream_matches_claude_p(real_claude: str, sandbox: Sandbox) -
     args = ["--output-format", "stream-json", "--verbose", "--max-turns", "1", TOOL_PROMPT]
     ours = run_claude_print(sandbox, args, binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, args)
-    assert ours.returncode == theirs.returncode == 1, ours.stderr
+    assert_exit(ours, 1)
+    assert_exit(theirs, 1)
     a = [json.loads(line) for line in ours.stdout.splitlines()]
     b = [json.loads(line) for line in theirs.stdout.splitlines()]
     assert [(e["type"], e.get("subtype")) for e in a] == [(e["type"], e.get("subtype")) for e in b]
@@ -343,7 +363,7 @@ def test_api_key_question_fails_with_advice(real_claude: str, sandbox: Sandbox) 
     del seed["customApiKeyResponses"]
     (sandbox.home / ".claude.json").write_text(json.dumps(seed))
     proc = run_claude_print(sandbox, ["What is 2+2?"], binary=real_claude)
-    assert proc.returncode == 2, proc.stderr
+    assert_exit(proc, 2)
     assert b"asks whether to use the API key in ANTHROPIC_API_KEY" in proc.stderr, proc.stderr
     assert proc.stdout == b""
     assert "customApiKeyResponses" not in json.loads((sandbox.home / ".claude.json").read_text())

@@ -679,6 +679,13 @@ def paste_transform(prompt: str) -> str:
     return prompt.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
 
 
+def editor_transform(prompt: str) -> str:
+    """What the input box does to a prompt loaded with Ctrl+G from claude-print's $EDITOR
+    script (the default for stdin and file prompts): CR becomes LF, escape characters are
+    dropped, trailing whitespace is trimmed; tabs stay."""
+    return prompt.replace("\r\n", "\n").replace("\r", "\n").replace("\x1b", "").rstrip()
+
+
 @pytest.mark.parametrize("name", sorted(PROMPTS))
 def test_argv_prompt_is_byte_exact(sandbox: Sandbox, name: str) -> None:
     prompt = PROMPTS[name]
@@ -692,9 +699,23 @@ def test_argv_prompt_is_byte_exact(sandbox: Sandbox, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(PROMPTS))
-def test_pasted_prompt_is_exact_but_for_tabs(sandbox: Sandbox, name: str) -> None:
+def test_stdin_prompt_is_exact_but_for_trailing_whitespace(sandbox: Sandbox, name: str) -> None:
     prompt = PROMPTS[name]
     proc = run_mock(sandbox, [], stdin=prompt.encode("utf-8"))
+    check(sandbox, proc, 0)
+    arrived = editor_transform(prompt)
+    assert submitted(sandbox) == [arrived.encode("utf-8")]
+    assert proc.stdout.decode() == ack(arrived) + "\n"
+    argv = child_argv(sandbox)
+    assert argv is not None
+    assert not any(prompt in arg or arrived in arg for arg in argv)
+    assert "--" not in argv
+
+
+@pytest.mark.parametrize("name", sorted(PROMPTS))
+def test_pasted_prompt_is_exact_but_for_tabs(sandbox: Sandbox, name: str) -> None:
+    prompt = PROMPTS[name]
+    proc = run_mock(sandbox, ["--prompt-via", "paste"], stdin=prompt.encode("utf-8"))
     check(sandbox, proc, 0)
     arrived = paste_transform(prompt)
     assert submitted(sandbox) == [arrived.encode("utf-8")]
@@ -711,11 +732,14 @@ def big_prompt(size: int) -> str:
     return text.encode()[:size].decode("utf-8", "ignore").rstrip("\n") + "END"
 
 
-def test_300kb_pasted_prompt(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize("via", ["editor", "paste"])
+def test_300kb_stdin_prompt(sandbox: Sandbox, via: str) -> None:
     prompt = big_prompt(300 * 1024)
-    proc = run_mock(sandbox, ["--verbose", "--timeout", "60"], stdin=prompt.encode("utf-8"))
+    proc = run_mock(
+        sandbox, ["--verbose", "--timeout", "60", "--prompt-via", via], stdin=prompt.encode()
+    )
     check(sandbox, proc, 0)
-    arrived = paste_transform(prompt)
+    arrived = editor_transform(prompt) if via == "editor" else paste_transform(prompt)
     assert submitted(sandbox) == [arrived.encode("utf-8")]
     assert proc.stdout.decode() == ack(arrived) + "\n"
 
@@ -744,17 +768,17 @@ def test_stdin_prompt_with_prompt_via_argv_is_exact(sandbox: Sandbox) -> None:
     assert submitted(sandbox) == [prompt.encode()]
 
 
-def test_argument_plus_stdin_goes_by_paste(sandbox: Sandbox) -> None:
+def test_argument_plus_stdin_goes_by_editor(sandbox: Sandbox) -> None:
     """Part of it came on stdin, so none of it may show in the process list."""
     proc = run_mock(sandbox, ["summarise"], stdin=b"secret piped text\n")
     check(sandbox, proc, 0)
-    assert submitted(sandbox) == [b"summarise\nsecret piped text\n"]
+    assert submitted(sandbox) == [b"summarise\nsecret piped text"]  # the box trims the end
     argv = child_argv(sandbox)
     assert argv is not None
     assert not any("secret" in arg or "summarise" in arg for arg in argv)
 
 
-def test_input_file_prompt_goes_by_paste(sandbox: Sandbox) -> None:
+def test_input_file_prompt_goes_by_editor(sandbox: Sandbox) -> None:
     path = sandbox.home / "prompt.txt"
     path.write_text("secret file prompt")
     proc = run_mock(sandbox, ["--input-file", str(path)])
@@ -953,11 +977,20 @@ def test_max_turns_stops_before_the_call_claude_p_would_not_make(
     assert len(stopped) == 1
 
 
-def test_a_stdin_prompt_starting_with_a_bang_is_refused(sandbox: Sandbox) -> None:
+def test_a_pasted_prompt_starting_with_a_bang_is_refused(sandbox: Sandbox) -> None:
     # Pasted, "!..." switches the TUI's input box to shell mode and Enter runs it here.
-    proc = run_mock(sandbox, [], stdin=b"!touch /tmp/claude-print-must-not-run")
+    proc = run_mock(
+        sandbox, ["--prompt-via", "paste"], stdin=b"!touch /tmp/claude-print-must-not-run"
+    )
     check(sandbox, proc, 2, "takes as a shell command", "--prompt-via argv")
     assert child_argv(sandbox) is None  # refused before anything started
+
+
+def test_a_stdin_prompt_starting_with_a_bang_is_plain_text(sandbox: Sandbox) -> None:
+    # Loaded with Ctrl+G, "!..." stays text (measured on 2.1.197 and 2.1.330).
+    proc = run_mock(sandbox, [], stdin=b"!not a shell command")
+    check(sandbox, proc, 0)
+    assert submitted(sandbox) == [b"!not a shell command"]
 
 
 @pytest.mark.parametrize("prompt", [" !leading space", "# hash", "&amp", "a ! later"])

@@ -33,8 +33,9 @@ def summary_of(name: str) -> tr.TurnSummary:
 
 
 def build(name: str, **kwargs: Any) -> Dict[str, Any]:
+    """The result as claude-print prints it for 2.1.197 (conformed to that release)."""
     summary = summary_of(name)
-    return output.result_object(
+    raw = output.result_object(
         summary,
         session_id="11111111-2222-3333-4444-555555555555",
         duration_ms=1234,
@@ -44,6 +45,7 @@ def build(name: str, **kwargs: Any) -> Dict[str, Any]:
         model_usage_key=OPUS_KEY,
         **kwargs,
     )
+    return output.conform(raw, "2.1.197")
 
 
 def shape(value: Any) -> Any:
