@@ -206,6 +206,15 @@ CHANGES: Tuple[Change, ...] = (
         "ai-title record), so its cost-state equals claude -p's cost",
         {"permission_denied_event": True},
     ),
+    Change(
+        "2.1.330",
+        "a paste that collapses to '[Pasted text #N]' (900+ characters or 3+ line breaks) "
+        "reaches the model wrapped in <pasted_content> tags when the tengu_virtual_pancake "
+        "flag is on: by default when Anthropic's flag service is off (non-essential traffic "
+        "disabled), and from 2.1.280 whenever the server turns it on. claude-print loads "
+        "stdin and file prompts with the external-editor key instead, which is never wrapped",
+        {"paste_wraps": True},
+    ),
 )
 
 

@@ -326,6 +326,10 @@ _API_ERROR_TYPES = {
 }
 
 
+# One session, one result: the usage since the last result is all of it.
+_STREAM_EXTRA = {"model_usage_since_last_result": lambda obj: obj.get("modelUsage", {})}
+
+
 def api_error_type(status: Optional[int]) -> str:
     """The Messages API's error `type` for an HTTP status (`claude -p` 2.1.330 prints it)."""
     return _API_ERROR_TYPES.get(status or 0, "api_error")
@@ -358,16 +362,24 @@ def shape_name(event: Dict[str, Any]) -> Optional[str]:
     return kind if kind in ("assistant", "user") else None
 
 
-def conform(event: Dict[str, Any], release: str) -> Dict[str, Any]:
+def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict[str, Any]:
     """`event` with the key set and order the release's `claude -p` prints: values from
-    `event` where it has them, else the captured best-effort value of the right type."""
+    `event` where it has them, else the captured best-effort value of the right type.
+    `streamed`: a result in an event stream (stream-json, json --verbose), which some
+    releases print with more keys (`model_usage_since_last_result`, 2.1.310 on)."""
     from claude_print.contract import parse_version
 
     name = shape_name(event)
-    skeleton = shape_for(release).get(name or "") if name else None
+    shape = shape_for(release)
+    skeleton = shape.get(name or "") if name else None
     if skeleton is None:
         return event
     out = _conform(event, skeleton)
+    if streamed and event.get("type") == "result":
+        own = {k: out.pop(k) for k in OWN_KEYS if k in out}
+        for key, default in shape.get("result_stream_extra", {}).items():
+            out[key] = _STREAM_EXTRA[key](out) if key in _STREAM_EXTRA else default
+        out.update(own)
     parsed = parse_version(release)
     for key, anchors in _OPTIONAL_AFTER.items():
         if key not in event or key in out or (parsed is not None and parsed < _OPTIONAL_SINCE[key]):

@@ -50,6 +50,10 @@ PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20")
 ENTER_RETRY_AFTER = 2.0
 ENTER_RETRY_QUIET = 0.5
 ENTER_PRESSES = 4
+SLASH_HINT = (
+    "; a prompt starting with '/' runs a slash command in the TUI, and built-in ones like "
+    "/help or /cost start no model turn"
+)
 MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
@@ -117,7 +121,7 @@ class Emitter:
     def event(self, obj: Dict[str, Any]) -> None:
         from claude_print import output
 
-        obj = output.conform(obj, self.release)
+        obj = output.conform(obj, self.release, streamed=self.streams_events)
         if self.collected is not None:
             self.collected.append(obj)
         else:
@@ -129,7 +133,8 @@ class Emitter:
         if self.output_format == "text":
             self.line(output.render_text(obj))
         elif self.collected is not None:
-            self.line(output.render_json([*self.collected, output.conform(obj, self.release)]))
+            result = output.conform(obj, self.release, streamed=True)
+            self.line(output.render_json([*self.collected, result]))
         else:
             self.event(obj)
 
@@ -484,6 +489,19 @@ class Session:
                 )
         elif self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
             self.submitted_at = now  # the argv prompt went in by itself: its transcript exists
+        if (
+            self.submitted_at is None
+            and self.delivery == "argv"
+            and self.options.prompt.startswith("/")
+            and now - self.started >= PROMPT_ARRIVAL_GRACE
+        ):
+            # 2.1.330 opens a built-in command's panel instead of the input box.
+            raise ClaudePrintError(
+                self._screen_message(
+                    f"the prompt started no turn within {PROMPT_ARRIVAL_GRACE:g}s{SLASH_HINT}",
+                    lines,
+                )
+            )
         if self.submitted_at is None and now - self.started >= STARTUP_TIMEOUT:
             what = "drew nothing" if not any(lines) else "never showed its input box"
             raise ClaudePrintError(
@@ -647,12 +665,7 @@ class Session:
             self.trace("the prompt is still in the input box; pressing Enter again")
             self._press_enter(now)
         if now - self.submitted_at >= PROMPT_ARRIVAL_GRACE:
-            hint = ""
-            if self.options.prompt.startswith("/"):
-                hint = (
-                    "; a prompt starting with '/' runs a slash command in the TUI, and built-in "
-                    "ones like /help or /cost start no model turn"
-                )
+            hint = SLASH_HINT if self.options.prompt.startswith("/") else ""
             raise ClaudePrintError(
                 self._screen_message(
                     f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "

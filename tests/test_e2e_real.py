@@ -116,8 +116,8 @@ def test_stdin_appended_to_argument(
 ) -> None:
     ours = run_claude_print(sandbox, ["summarise"], stdin=b"piped\ttext", binary=real_claude)
     assert_exit(ours, 0)
-    assert fake_api.last_prompt_with("summarise") == "summarise\npiped    text"
-    theirs = run_claude_p(sandbox, real_claude, ["summarise"], stdin=b"piped    text")
+    assert fake_api.last_prompt_with("summarise") == "summarise\npiped\ttext"
+    theirs = run_claude_p(sandbox, real_claude, ["summarise"], stdin=b"piped\ttext")
     assert_exit(theirs, 0)
     assert ours.stdout == theirs.stdout
     assert_clean(sandbox)
@@ -163,24 +163,49 @@ def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> 
     assert_clean(sandbox)
 
 
-def test_paste_path_differences_are_pinned(
+def test_delivery_paths_are_pinned(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
-    """What the TUI's input box does to a pasted prompt (docs/contract.md), and the
-    byte-exact opt-in (--prompt-via argv) that avoids it."""
+    """What each way into the TUI hands the model (docs/contract.md, prompt delivery):
+    editor (Ctrl+G, the default for stdin), a bracketed paste, and the byte-exact argv."""
     cases = {
-        "col1\tcol2\r\nend": "col1    col2\nend",  # tab -> 4 spaces, CRLF -> LF
-        "one line  \n": "one line",  # trailing whitespace trimmed (seen on short pastes)
+        # prompt: (via editor, via paste)
+        "col1\tcol2\nend": ("col1\tcol2\nend", "col1    col2\nend"),  # tabs kept
+        "one line  \n": ("one line", "one line"),  # trailing whitespace trimmed
+        "   leading spaces": ("   leading spaces", "   leading spaces"),
     }
-    for prompt, arrived in cases.items():
-        pasted = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
-        assert_exit(pasted, 0)
-        assert fake_api.last_prompt_with(arrived[:4]) == arrived
-        exact = run_claude_print(
-            sandbox, ["--prompt-via", "argv"], stdin=prompt.encode(), binary=real_claude
-        )
-        assert_exit(exact, 0)
-        assert fake_api.last_prompt_with(arrived[:4]) == prompt
+    for prompt, (via_editor, via_paste) in cases.items():
+        key = prompt.strip()[:4]
+        for via, arrived in (("editor", via_editor), ("paste", via_paste), ("argv", prompt)):
+            if arrived is None:
+                continue
+            proc = run_claude_print(
+                sandbox, ["--prompt-via", via], stdin=prompt.encode(), binary=real_claude
+            )
+            assert_exit(proc, 0)
+            assert fake_api.last_prompt_with(key) == arrived, (via, prompt)
+    assert_clean(sandbox)
+
+
+def test_large_paste_is_wrapped_only_where_the_contract_says(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    """A paste of 4+ lines reaches the model in <pasted_content> tags where the release's
+    facts say so (2.1.330 with non-essential traffic off); the editor path never is."""
+    from claude_print import contract
+
+    prompt = "wrap check\nline two\nline three\nline four\nline five"
+    wraps = contract.facts_for(claude_release(real_claude)).paste_wraps
+    pasted = run_claude_print(
+        sandbox, ["--prompt-via", "paste"], stdin=prompt.encode(), binary=real_claude
+    )
+    assert_exit(pasted, 0)
+    received = fake_api.last_prompt_with("wrap check")
+    assert ("<pasted_content id=" in received) == wraps, received
+    assert (received == prompt) == (not wraps)
+    loaded = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
+    assert_exit(loaded, 0)
+    assert fake_api.last_prompt_with("wrap check") == prompt
     assert_clean(sandbox)
 
 
@@ -267,7 +292,8 @@ def test_timeout_ends_the_run(real_claude: str, sandbox: Sandbox) -> None:
 def test_signal_mid_answer(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, signum: int
 ) -> None:
-    marker = f"Slow {signum} {sandbox.project.name} [[sleep:60]]"
+    # Unique per run: the fake API outlives the test, and the matrix runs it per release.
+    marker = f"Slow {signum} {sandbox.home.parent.name} [[sleep:60]]"
     proc = subprocess.Popen(
         [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, marker],
         stdout=subprocess.PIPE,
@@ -317,16 +343,19 @@ def test_long_answer_matches_claude_p(real_claude: str, sandbox: Sandbox) -> Non
 def test_a_bang_prompt_never_runs_a_shell_command(
     real_claude: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    # As the TUI's argument, "!..." is a plain prompt (as in claude -p); pasted, it would
-    # be a shell command, so a stdin prompt like that is refused before anything starts.
+    # As the TUI's argument or loaded with Ctrl+G (stdin), "!..." is a plain prompt, as
+    # in claude -p; pasted, it would be a shell command, so --prompt-via paste refuses it.
     marker = tmp_path / "bang-ran"
     prompt = f"!touch {marker}"
-    ours = run_claude_print(sandbox, [prompt], binary=real_claude)
     theirs = run_claude_p(sandbox, real_claude, [prompt])
     assert_exit(theirs, 0)
-    assert_exit(ours, 0)
-    assert ours.stdout == theirs.stdout
-    refused = run_claude_print(sandbox, [], stdin=prompt.encode(), binary=real_claude)
+    for args, stdin in (([prompt], None), ([], prompt.encode())):
+        ours = run_claude_print(sandbox, args, stdin=stdin, binary=real_claude)
+        assert_exit(ours, 0)
+        assert ours.stdout == theirs.stdout
+    refused = run_claude_print(
+        sandbox, ["--prompt-via", "paste"], stdin=prompt.encode(), binary=real_claude
+    )
     assert_exit(refused, 2)
     assert b"takes as a shell command" in refused.stderr
     assert not marker.exists()
