@@ -111,7 +111,7 @@ def check_config(report: Report) -> None:
     if path is None or not os.path.exists(path):
         report.ok("config", f"no config file ({path or 'neither XDG_CONFIG_HOME nor HOME set'})")
         return
-    values = {k: v for k, v in vars(defaults).items() if v is not None}
+    values = {k: v for k, v in defaults._asdict().items() if v is not None}
     shown = ", ".join(f"{k}={v!r}" for k, v in values.items()) or "no values"
     report.ok("config", f"{path}: {shown}")
 
@@ -125,14 +125,23 @@ def check_claude(report: Report, binary: str) -> None:
     except ClaudePrintError as exc:
         report.fail("claude", exc.message)
         return
-    if version == contract.TESTED_VERSION:
-        report.ok("claude", f"{path}: Claude Code {version} (the tested version)")
+    tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
+    facts = contract.facts_for(version)
+    parsed = contract.parse_version(version)
+    if facts.tested:
+        report.ok("claude", f"{path}: Claude Code {version} (tested range {tested})")
+    elif parsed is not None and parsed < (contract.parse_version(contract.OLDEST_SUPPORTED) or ()):
+        report.warn(
+            "claude",
+            f"{path}: Claude Code {version} is older than the oldest supported release "
+            f"({contract.OLDEST_SUPPORTED}); update it (npm install -g @anthropic-ai/claude-code)",
+        )
     else:
         report.warn(
             "claude",
-            f"{path}: Claude Code {version}, but claude-print was tested with "
-            f"{contract.TESTED_VERSION}; screens, hooks or transcripts may differ "
-            "(a drift shows as a loud error naming the screen; try a prompt with --verbose)",
+            f"{path}: Claude Code {version} is newer than tested ({tested}): claude-print "
+            f"uses the facts of {contract.NEWEST_TESTED}; a screen it does not know fails "
+            "loudly with the screen in the message (try a prompt with --verbose)",
         )
 
 

@@ -113,14 +113,34 @@ def test_subprocess_all_good(tmp_path: Path) -> None:
     assert proc.stderr == ""
 
 
-def test_version_drift_is_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("version", "verdict", "says"),
+    [
+        ("9.9.9", "warn", f"newer than tested ({contract.OLDEST_SUPPORTED} to"),
+        ("2.1.100", "warn", "older than the oldest supported release"),
+        (contract.NEWEST_TESTED, "ok", "tested range"),
+        (contract.OLDEST_SUPPORTED, "ok", "tested range"),
+    ],
+)
+def test_release_outside_the_tested_range_is_a_warning(
+    tmp_path: Path, version: str, verdict: str, says: str
+) -> None:
     fake = tmp_path / "claude"
-    fake.write_text("#!/bin/sh\necho '9.9.9 (Claude Code)'\n")
+    fake.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
     fake.chmod(0o755)
     proc = run_check(["--claude-binary", str(fake)], tmp_path)
     assert proc.returncode == 0, proc.stdout
-    assert checks(proc.stdout)["claude"] == "warn"
-    assert f"9.9.9, but claude-print was tested with {contract.TESTED_VERSION}" in proc.stdout
+    assert checks(proc.stdout)["claude"] == verdict, proc.stdout
+    assert says in proc.stdout
+
+
+def test_a_config_file_does_not_crash_the_check(tmp_path: Path) -> None:
+    config = tmp_path / "cfg" / "claude-print" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[defaults]\nmodel = "sonnet"\n')
+    proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp_path)
+    assert "internal error" not in proc.stdout + proc.stderr
+    assert checks(proc.stdout)["config"] == "ok", proc.stdout
 
 
 def test_not_claude_code_fails(tmp_path: Path) -> None:
