@@ -181,6 +181,28 @@ def build_argv(
     return argv
 
 
+def delivery_notes(prompt: str, delivery: str, facts: contract.Facts) -> List[str]:
+    """What the model will receive differently from the prompt, for --verbose."""
+    exact = " (use --prompt-via argv for a byte-exact prompt, up to 128 KiB)"
+    notes = []
+    trailing = len(prompt) - len(prompt.rstrip())
+    if delivery in ("editor", "paste") and trailing:
+        notes.append(
+            f"the input box trims the prompt's {trailing} trailing whitespace character(s)" + exact
+        )
+    if delivery == "paste" and "\t" in prompt:
+        notes.append(
+            f"the prompt has {prompt.count(chr(9))} tab(s): a paste turns each into four "
+            "spaces" + exact
+        )
+    if delivery == "paste" and facts.paste_wraps and (len(prompt) > 800 or prompt.count("\n") > 2):
+        notes.append(
+            f"Claude Code {facts.version or '(this release)'} hands a paste this large to the "
+            "model inside <pasted_content> tags (--prompt-via editor does not)"
+        )
+    return notes
+
+
 def paste_keys(prompt: str) -> bytes:
     """The prompt as one bracketed paste (Enter follows once the input box shows it)."""
     return contract.PASTE_START + prompt.encode("utf-8") + contract.PASTE_END
@@ -293,11 +315,8 @@ class Session:
         self.trace(
             f"relay dir {self.relay.dir}; prompt via {self.delivery} ({self.options.prompt_source})"
         )
-        if self.delivery == "paste" and "\t" in self.options.prompt:
-            self.trace(
-                f"the prompt has {self.options.prompt.count(chr(9))} tab(s): the TUI's input box "
-                "turns each into four spaces (use --prompt-via argv for a byte-exact prompt)"
-            )
+        for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
+            self.trace(note)
         env = child_environment(os.environ)
         if self.delivery == "editor":
             from claude_print.relay import USER_EDITOR_VAR
