@@ -52,6 +52,28 @@ def real_claude(request: pytest.FixtureRequest) -> str:
     return path
 
 
+def core_only_releases() -> List[str]:
+    """Releases marked `core` in tests/matrix.txt: only the `matrix` e2e tests run there."""
+    path = ROOT / "tests" / "matrix.txt"
+    rows = [line.split() for line in path.read_text().splitlines() if line[:1].isdigit()]
+    return [row[0] for row in rows if "core" in row[1:]]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    core_only = {f"cc{release}" for release in core_only_releases()}
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on = callspec.id.split("-") if callspec is not None else []
+        if core_only.intersection(on) and item.get_closest_marker("matrix") is None:
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def claude_release(binary: str) -> str:
     from claude_print.release import installed_version
 
