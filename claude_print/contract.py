@@ -181,6 +181,11 @@ CHANGES: Tuple[Change, ...] = (
         {},
     ),
     Change(
+        "2.1.238",
+        "stream-json: a system/permission_denied event before a denied tool's result",
+        {"permission_denied_event": True},
+    ),
+    Change(
         "2.1.247",
         "the REPL draws in the alternate screen with a compact banner; the transcript "
         "gets a cost-state record (the TUI's own cost) when the session ends",
@@ -201,14 +206,13 @@ CHANGES: Tuple[Change, ...] = (
     ),
     Change(
         "2.1.321",
-        "stream-json: a system/permission_denied event before a denied tool's result; "
         "with non-essential traffic off the TUI sends no session-title request (no "
         "ai-title record), so its cost-state equals claude -p's cost",
-        {"permission_denied_event": True},
+        {},
     ),
     Change(
         "2.1.330",
-        "a paste that collapses to '[Pasted text #N]' (900+ characters or 3+ line breaks) "
+        "a paste that collapses to '[Pasted text #N]' (more than 800 characters or 3+ line breaks) "
         "reaches the model wrapped in <pasted_content> tags when the tengu_virtual_pancake "
         "flag is on: by default when Anthropic's flag service is off (non-essential traffic "
         "disabled), and from 2.1.280 whenever the server turns it on. claude-print loads "

@@ -57,11 +57,20 @@ PRICES: Dict[str, Price] = {
     "claude-opus-4-8": _OPUS_4_5,
     "claude-fable-5": _FABLE,
     "claude-mythos-5": _FABLE,
+    # Default models of later releases, derived from their captured `claude -p` costs
+    # (two runs of known token counts give the input and output prices; cache prices
+    # assumed in the usual ratios). The TUI's own cost-state record wins where it exists.
+    "claude-opus-5": _OPUS_4_5,  # 2.1.221: 42/4 tokens $0.00031, 84/15 $0.000795
+    "claude-opus-5-5": Price(4, 20, 5, 8, 0.4, 0.01),  # 2.1.290: $0.000248, $0.000636
+    "claude-sonnet-5-5": Price(2, 10, 2.5, 4, 0.2, 0.01),  # 2.1.330: 42/4 $0.000124
 }
 
 # Checked in this order, like Claude Code's canonical-name function: the
 # first family whose marker occurs in the (lower-cased) model id wins.
 _FAMILIES: Tuple[Tuple[Union[str, re.Pattern[str]], str], ...] = (
+    ("claude-opus-5-5", "claude-opus-5-5"),
+    ("claude-opus-5", "claude-opus-5"),
+    ("claude-sonnet-5-5", "claude-sonnet-5-5"),
     ("claude-fable-5", "claude-fable-5"),
     ("claude-mythos-5", "claude-mythos-5"),
     ("claude-opus-4-8", "claude-opus-4-8"),
@@ -84,6 +93,8 @@ _FAMILIES: Tuple[Tuple[Union[str, re.Pattern[str]], str], ...] = (
 )
 
 _NATIVE_1M = {
+    "claude-opus-5",
+    "claude-opus-5-5",
     "claude-opus-4-7",
     "claude-opus-4-8",
     "claude-sonnet-5",
@@ -92,6 +103,9 @@ _NATIVE_1M = {
 }
 
 _MAX_OUTPUT: Dict[str, int] = {
+    "claude-opus-5-5": 128000,
+    "claude-sonnet-5-5": 128000,
+    "claude-opus-5": 64000,
     "claude-fable-5": 64000,
     "claude-mythos-5": 64000,
     "claude-sonnet-5": 64000,

@@ -470,6 +470,12 @@ class Session:
             return ""
         if not self.facts.version:
             return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
+        parsed = contract.parse_version(self.facts.version)
+        if parsed is not None and parsed < (contract.parse_version(contract.OLDEST_SUPPORTED) or ()):
+            return (
+                f"; older than the oldest supported release ({contract.OLDEST_SUPPORTED}): "
+                "update Claude Code"
+            )
         return (
             f"; newer than tested ({contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}): "
             f"using the facts of {contract.NEWEST_TESTED}"
