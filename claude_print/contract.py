@@ -227,6 +227,11 @@ def parse_version(text: Optional[str]) -> Optional[Tuple[int, ...]]:
     return tuple(int(part) for part in match.groups()) if match else None
 
 
+def older_than_supported(version: Optional[str]) -> bool:
+    parsed, oldest = parse_version(version), parse_version(OLDEST_SUPPORTED)
+    return parsed is not None and oldest is not None and parsed < oldest
+
+
 def facts_for(version: Optional[str]) -> Facts:
     """The facts of `version`; the newest known ones for a newer or unknown release."""
     parsed = parse_version(version)

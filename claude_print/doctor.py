@@ -127,10 +127,9 @@ def check_claude(report: Report, binary: str) -> None:
         return
     tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
     facts = contract.facts_for(version)
-    parsed = contract.parse_version(version)
     if facts.tested:
         report.ok("claude", f"{path}: Claude Code {version} (tested range {tested})")
-    elif parsed is not None and parsed < (contract.parse_version(contract.OLDEST_SUPPORTED) or ()):
+    elif contract.older_than_supported(version):
         report.warn(
             "claude",
             f"{path}: Claude Code {version} is older than the oldest supported release "

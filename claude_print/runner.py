@@ -470,8 +470,7 @@ class Session:
             return ""
         if not self.facts.version:
             return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
-        parsed = contract.parse_version(self.facts.version)
-        if parsed is not None and parsed < (contract.parse_version(contract.OLDEST_SUPPORTED) or ()):
+        if contract.older_than_supported(self.facts.version):
             return (
                 f"; older than the oldest supported release ({contract.OLDEST_SUPPORTED}): "
                 "update Claude Code"
