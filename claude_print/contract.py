@@ -146,9 +146,13 @@ class Facts(NamedTuple):
 
     version: str  # the release these facts are for ("" when it could not be learned)
     tested: bool  # False for a release newer than NEWEST_TESTED, or unknown
-    # Permission mode the TUI starts in when none is asked for. `claude -p` starts in
-    # "default" on every release, so a TUI that starts elsewhere gets --permission-mode.
+    # Permission mode the TUI starts in when none is asked for. A TUI that starts in
+    # "auto" gets --permission-mode default: no PermissionRequest hook fires in auto mode.
     tui_default_mode: str
+    # The mode `claude -p` starts in. Where it is "auto" (2.1.290 to 2.1.300) claude-print
+    # still runs the TUI in "default": its stream-json then lacks `claude -p`'s auto-mode
+    # `system/informational` notice and says permissionMode "default".
+    print_default_mode: str
     # A paste that collapses to "[Pasted text #N +K lines]" reaches the model wrapped in
     # <pasted_content id="..."> tags instead of as the text itself.
     paste_wraps: bool
@@ -168,6 +172,7 @@ BASELINE = Facts(
     version=OLDEST_SUPPORTED,
     tested=True,
     tui_default_mode="default",
+    print_default_mode="default",
     paste_wraps=False,
     permission_denied_event=False,
     cost_state=False,
@@ -202,7 +207,12 @@ CHANGES: Tuple[Change, ...] = (
         "2.1.290",
         "the TUI starts in auto mode, where no PermissionRequest hook fires and a denied "
         "tool blocks the turn: claude-print passes --permission-mode default",
-        {"tui_default_mode": "auto"},
+        {"tui_default_mode": "auto", "print_default_mode": "auto"},
+    ),
+    Change(
+        "2.1.310",
+        "claude -p starts in the default permission mode again (the TUI stays in auto)",
+        {"print_default_mode": "default"},
     ),
     Change(
         "2.1.321",
