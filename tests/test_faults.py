@@ -698,26 +698,16 @@ def test_argv_prompt_is_byte_exact(sandbox: Sandbox, name: str) -> None:
     assert argv[-2:] == ["--", prompt]
 
 
+@pytest.mark.parametrize("via", ["editor", "paste"])
 @pytest.mark.parametrize("name", sorted(PROMPTS))
-def test_stdin_prompt_is_exact_but_for_trailing_whitespace(sandbox: Sandbox, name: str) -> None:
+def test_stdin_prompt_arrives_as_the_input_box_leaves_it(
+    sandbox: Sandbox, name: str, via: str
+) -> None:
+    """editor (the default): exact but for trailing whitespace; paste: tabs become spaces."""
     prompt = PROMPTS[name]
-    proc = run_mock(sandbox, [], stdin=prompt.encode("utf-8"))
+    proc = run_mock(sandbox, ["--prompt-via", via], stdin=prompt.encode("utf-8"))
     check(sandbox, proc, 0)
-    arrived = editor_transform(prompt)
-    assert submitted(sandbox) == [arrived.encode("utf-8")]
-    assert proc.stdout.decode() == ack(arrived) + "\n"
-    argv = child_argv(sandbox)
-    assert argv is not None
-    assert not any(prompt in arg or arrived in arg for arg in argv)
-    assert "--" not in argv
-
-
-@pytest.mark.parametrize("name", sorted(PROMPTS))
-def test_pasted_prompt_is_exact_but_for_tabs(sandbox: Sandbox, name: str) -> None:
-    prompt = PROMPTS[name]
-    proc = run_mock(sandbox, ["--prompt-via", "paste"], stdin=prompt.encode("utf-8"))
-    check(sandbox, proc, 0)
-    arrived = paste_transform(prompt)
+    arrived = editor_transform(prompt) if via == "editor" else paste_transform(prompt)
     assert submitted(sandbox) == [arrived.encode("utf-8")]
     assert proc.stdout.decode() == ack(arrived) + "\n"
     argv = child_argv(sandbox)
