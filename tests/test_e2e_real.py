@@ -54,6 +54,28 @@ def assert_exit(proc: subprocess.CompletedProcess[bytes], code: int) -> None:
     assert proc.returncode == code, f"exit {proc.returncode}, expected {code}; stderr:\n{stderr}"
 
 
+def assert_same_cost(ours: Dict[str, Any], theirs: Dict[str, Any]) -> None:
+    """total_cost_usd within 1% of claude -p's, and a cost for every model it priced."""
+    assert ours["total_cost_usd"] == pytest.approx(theirs["total_cost_usd"], rel=0.01)
+    for model, entry in theirs["modelUsage"].items():
+        mine = [e for m, e in ours["modelUsage"].items() if m.split("[")[0] == model.split("[")[0]]
+        assert mine, (model, list(ours["modelUsage"]))
+        assert mine[0]["costUSD"] == pytest.approx(entry["costUSD"], rel=0.01), model
+
+
+@pytest.mark.matrix
+def test_cost_with_another_model_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--output-format", "json", "--model", "claude-sonnet-4-5", "What is 2+2?"]
+    ours = run_claude_print(sandbox, args, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, args)
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert isinstance(b["total_cost_usd"], float) and b["total_cost_usd"] > 0
+    assert_same_cost(a, b)
+    assert_clean(sandbox)
+
+
 def assert_clean(sandbox: Sandbox) -> None:
     assert sandbox.leftovers() == []
 
@@ -83,6 +105,7 @@ def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
     assert a["num_turns"] == b["num_turns"]
     assert a["usage"]["input_tokens"] == b["usage"]["input_tokens"]
     assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
+    assert_same_cost(a, b)
     assert_same_shape(a, b)
     assert a["claude_version"] == claude_release(real_claude)
     assert_interactive(sandbox, a["session_id"])
