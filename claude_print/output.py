@@ -308,10 +308,11 @@ def to_js_json(value: Any) -> str:
 
 # Keys claude-print adds after whatever the release prints.
 OWN_KEYS = ("claude_version",)
-# Keys the captures show only in some results (a usage limit's `api_error`, 2.1.300 on):
-# kept right after the first of their anchors the shape has, when the result has them.
+# Keys the captures show only in some results, kept right after the first of their
+# anchors the shape has when the result has them: a usage limit's `api_error`, which the
+# transcript carries (`apiError`) exactly on the releases whose `claude -p` prints it
+# (2.1.300 on).
 _OPTIONAL_AFTER = {"api_error": ("api_error_type", "api_error_status")}
-_OPTIONAL_SINCE = {"api_error": (2, 1, 300)}
 # Nested objects whose keys follow the release's order too.
 _NESTED = ("usage", "server_tool_use", "cache_creation", "output_tokens_details")
 _API_ERROR_TYPES = {
@@ -367,8 +368,6 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
     `event` where it has them, else the captured best-effort value of the right type.
     `streamed`: a result in an event stream (stream-json, json --verbose), which some
     releases print with more keys (`model_usage_since_last_result`, 2.1.310 on)."""
-    from claude_print.contract import parse_version
-
     name = shape_name(event)
     shape = shape_for(release)
     skeleton = shape.get(name or "") if name else None
@@ -380,9 +379,8 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
         for key, default in shape.get("result_stream_extra", {}).items():
             out[key] = _STREAM_EXTRA[key](out) if key in _STREAM_EXTRA else default
         out.update(own)
-    parsed = parse_version(release)
     for key, anchors in _OPTIONAL_AFTER.items():
-        if key not in event or key in out or (parsed is not None and parsed < _OPTIONAL_SINCE[key]):
+        if key not in event or key in out:
             continue
         anchor = next((a for a in anchors if a in out), None)
         if anchor is not None:

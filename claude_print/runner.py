@@ -132,11 +132,10 @@ class Emitter:
 
         if self.output_format == "text":
             self.line(output.render_text(obj))
-        elif self.collected is not None:
-            result = output.conform(obj, self.release, streamed=True)
-            self.line(output.render_json([*self.collected, result]))
         else:
             self.event(obj)
+            if self.collected is not None:
+                self.line(output.render_json(self.collected))
 
 
 def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> None:
@@ -732,7 +731,7 @@ class Session:
             self.emitter.event(event)
 
     def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
-        """stream-json's note on a denied tool (2.1.321 on), before its tool result."""
+        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
         from claude_print.cli import new_session_id
 
         return {

@@ -36,10 +36,14 @@ def real_claude_paths() -> List[str]:
     return [path for path in configured.split(os.pathsep) if path]
 
 
-def _release_id(path: str) -> str:
+def claude_release(binary: str) -> str:
     from claude_print.release import installed_version
 
-    return f"cc{installed_version(path) or '?'}"
+    return installed_version(binary) or ""
+
+
+def _release_id(path: str) -> str:
+    return f"cc{claude_release(path) or '?'}"
 
 
 @pytest.fixture(scope="session", params=real_claude_paths(), ids=_release_id)
@@ -72,12 +76,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
-
-
-def claude_release(binary: str) -> str:
-    from claude_print.release import installed_version
-
-    return installed_version(binary) or ""
 
 
 def build_pyz(out: Path) -> Path:

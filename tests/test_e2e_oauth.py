@@ -24,7 +24,9 @@ from test_e2e_real import (
     assert_clean,
     assert_exit,
     assert_interactive,
+    assert_same_denials,
     assert_same_shape,
+    assert_text_like_claude_p,
 )
 
 pytestmark = pytest.mark.e2e
@@ -101,10 +103,7 @@ def test_oauth_one_line_json_matches_claude_p(
     assert kinds(print_mode).get("turn") == 1, kinds(print_mode)
     assert_clean(oauth_sandbox)
 
-    text = run_claude_print(oauth_sandbox, [prompt], binary=real_claude)
-    text_p = run_claude_p(oauth_sandbox, real_claude, [prompt])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
-    assert_clean(oauth_sandbox)
+    assert_text_like_claude_p(oauth_sandbox, real_claude, [prompt])
 
 
 @pytest.mark.matrix
@@ -117,11 +116,8 @@ def test_oauth_tool_use_is_denied_and_reported(real_claude: str, oauth_sandbox: 
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert a["result"] == b["result"] == "Tool turn done."
     assert a["num_turns"] == b["num_turns"] == 2
-    without_id = [
-        [{k: v for k, v in d.items() if k != "tool_use_id"} for d in obj["permission_denials"]]
-        for obj in (a, b)
-    ]
-    assert without_id[0] == without_id[1] != []
+    assert_same_denials(a, b)
+    assert b["permission_denials"] != []
     assert_same_shape(a, b)
     assert_interactive(oauth_sandbox, a["session_id"])
     assert_clean(oauth_sandbox)
@@ -141,10 +137,7 @@ def test_oauth_api_error_exits_1_like_claude_p(real_claude: str, oauth_sandbox: 
         assert a[key] == b[key], key
     assert_same_result_shape(a, b)
     assert elapsed < 60, "an API error must end the run, not wait for the timeout"
-    text = run_claude_print(oauth_sandbox, [prompt], binary=real_claude)
-    text_p = run_claude_p(oauth_sandbox, real_claude, [prompt])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
-    assert_clean(oauth_sandbox)
+    assert_text_like_claude_p(oauth_sandbox, real_claude, [prompt])
 
 
 @pytest.mark.matrix
@@ -177,10 +170,7 @@ def test_usage_limit_exits_1_like_claude_p(
     assert_interactive(oauth_sandbox, a["session_id"])
     assert_clean(oauth_sandbox)
 
-    text = run_claude_print(oauth_sandbox, [LIMIT_PROMPT], binary=real_claude)
-    text_p = run_claude_p(oauth_sandbox, real_claude, [LIMIT_PROMPT])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
-    assert_clean(oauth_sandbox)
+    assert_text_like_claude_p(oauth_sandbox, real_claude, [LIMIT_PROMPT])
 
 
 @pytest.mark.matrix

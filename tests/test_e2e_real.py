@@ -76,6 +76,28 @@ def test_cost_with_another_model_matches_claude_p(real_claude: str, sandbox: San
     assert_clean(sandbox)
 
 
+def assert_text_like_claude_p(sandbox: Sandbox, binary: str, args: List[str]) -> None:
+    """Text mode, against claude -p on the same arguments: exit code first, then stdout;
+    nothing left behind."""
+    ours = run_claude_print(sandbox, args, binary=binary)
+    theirs = run_claude_p(sandbox, binary, args)
+    assert_exit(ours, theirs.returncode)
+    assert ours.stdout == theirs.stdout
+    assert_clean(sandbox)
+
+
+def assert_same_denials(ours: Dict[str, Any], theirs: Dict[str, Any]) -> None:
+    """The same denied tools as claude -p, each with a real `toolu_` id of our session."""
+
+    def without_id(obj: Dict[str, Any]) -> List[Dict[str, Any]]:
+        return [
+            {k: v for k, v in d.items() if k != "tool_use_id"} for d in obj["permission_denials"]
+        ]
+
+    assert without_id(ours) == without_id(theirs)
+    assert all(d["tool_use_id"].startswith("toolu_") for d in ours["permission_denials"])
+
+
 def assert_clean(sandbox: Sandbox) -> None:
     assert sandbox.leftovers() == []
 
@@ -111,11 +133,7 @@ def test_argv_prompt_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
     assert_interactive(sandbox, a["session_id"])
     assert_clean(sandbox)
 
-    text = run_claude_print(sandbox, [prompt], binary=real_claude)
-    text_p = run_claude_p(sandbox, real_claude, [prompt])
-    assert_exit(text, text_p.returncode)
-    assert text.stdout == text_p.stdout
-    assert_clean(sandbox)
+    assert_text_like_claude_p(sandbox, real_claude, [prompt])
 
 
 @pytest.mark.matrix
@@ -155,11 +173,7 @@ def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> 
     a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     assert a["result"] == b["result"] == "Tool turn done."
     assert a["num_turns"] == b["num_turns"] == 2
-    strip = [{k: v for k, v in d.items() if k != "tool_use_id"} for d in b["permission_denials"]]
-    assert [
-        {k: v for k, v in d.items() if k != "tool_use_id"} for d in a["permission_denials"]
-    ] == strip
-    assert all(d["tool_use_id"].startswith("toolu_") for d in a["permission_denials"])
+    assert_same_denials(a, b)
     assert_same_shape(a, b)
     assert_interactive(sandbox, a["session_id"])
     assert_clean(sandbox)
@@ -179,11 +193,7 @@ def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> 
         assert a[key] == b[key], key
     assert_same_shape(a, b)
     assert elapsed < 60, "an API error must end the run, not wait for the timeout"
-    text = run_claude_print(sandbox, [prompt], binary=real_claude)
-    text_p = run_claude_p(sandbox, real_claude, [prompt])
-    assert_exit(text, text_p.returncode)
-    assert text.stdout == text_p.stdout
-    assert_clean(sandbox)
+    assert_text_like_claude_p(sandbox, real_claude, [prompt])
 
 
 def test_delivery_paths_are_pinned(
@@ -302,10 +312,7 @@ def test_max_turns_reported_like_claude_p(real_claude: str, sandbox: Sandbox) ->
     assert a["usage"]["output_tokens"] == b["usage"]["output_tokens"]
     assert a["total_cost_usd"] == b["total_cost_usd"]
     assert_same_shape(a, b)
-    text = run_claude_print(sandbox, args[2:], binary=real_claude)
-    text_p = run_claude_p(sandbox, real_claude, args[2:])
-    assert (text.stdout, text.returncode) == (text_p.stdout, text_p.returncode)
-    assert_clean(sandbox)
+    assert_text_like_claude_p(sandbox, real_claude, args[2:])
 
 
 def test_timeout_ends_the_run(real_claude: str, sandbox: Sandbox) -> None:
