@@ -20,13 +20,13 @@ import pytest
 from conftest import Sandbox, claude_release, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
 from test_e2e_real import (
-    TOOL_PROMPT,
     assert_clean,
     assert_exit,
     assert_interactive,
-    assert_same_denials,
     assert_same_shape,
     assert_text_like_claude_p,
+    check_api_error_like_claude_p,
+    check_tool_denied_like_claude_p,
 )
 
 pytestmark = pytest.mark.e2e
@@ -108,36 +108,13 @@ def test_oauth_one_line_json_matches_claude_p(
 
 @pytest.mark.matrix
 def test_oauth_tool_use_is_denied_and_reported(real_claude: str, oauth_sandbox: Sandbox) -> None:
-    args = ["--output-format", "json", TOOL_PROMPT]
-    ours = run_claude_print(oauth_sandbox, args, binary=real_claude)
-    theirs = run_claude_p(oauth_sandbox, real_claude, args)
-    assert_exit(ours, 0)
-    assert_exit(theirs, 0)
-    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
-    assert a["result"] == b["result"] == "Tool turn done."
-    assert a["num_turns"] == b["num_turns"] == 2
-    assert_same_denials(a, b)
-    assert b["permission_denials"] != []
-    assert_same_shape(a, b)
-    assert_interactive(oauth_sandbox, a["session_id"])
-    assert_clean(oauth_sandbox)
+    _, theirs = check_tool_denied_like_claude_p(oauth_sandbox, real_claude)
+    assert theirs["permission_denials"] != []
 
 
 @pytest.mark.matrix
 def test_oauth_api_error_exits_1_like_claude_p(real_claude: str, oauth_sandbox: Sandbox) -> None:
-    prompt = "This fails [[error:400]]"
-    started = time.monotonic()
-    ours = run_claude_print(oauth_sandbox, ["--output-format", "json", prompt], binary=real_claude)
-    elapsed = time.monotonic() - started
-    theirs = run_claude_p(oauth_sandbox, real_claude, ["--output-format", "json", prompt])
-    assert_exit(ours, 1)
-    assert_exit(theirs, 1)
-    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
-    for key in ("subtype", "is_error", "api_error_status", "result", "stop_reason", "num_turns"):
-        assert a[key] == b[key], key
-    assert_same_result_shape(a, b)
-    assert elapsed < 60, "an API error must end the run, not wait for the timeout"
-    assert_text_like_claude_p(oauth_sandbox, real_claude, [prompt])
+    check_api_error_like_claude_p(oauth_sandbox, real_claude, assert_same_result_shape)
 
 
 @pytest.mark.matrix

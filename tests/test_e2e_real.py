@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from conftest import (
@@ -164,36 +164,54 @@ def test_stdin_appended_to_argument(
     assert_clean(sandbox)
 
 
-@pytest.mark.matrix
-def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> None:
-    ours = run_claude_print(sandbox, ["--output-format", "json", TOOL_PROMPT], binary=real_claude)
-    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", TOOL_PROMPT])
-    assert_exit(ours, 0)
-    assert_exit(theirs, 0)
-    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
+def run_json_pair(
+    sandbox: Sandbox, binary: str, args: List[str], code: int
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """claude-print and claude -p on the same json arguments: both exit codes first."""
+    ours = run_claude_print(sandbox, ["--output-format", "json", *args], binary=binary)
+    theirs = run_claude_p(sandbox, binary, ["--output-format", "json", *args])
+    assert_exit(ours, code)
+    assert_exit(theirs, code)
+    return json.loads(ours.stdout), json.loads(theirs.stdout)
+
+
+def check_tool_denied_like_claude_p(
+    sandbox: Sandbox, binary: str
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    a, b = run_json_pair(sandbox, binary, [TOOL_PROMPT], 0)
     assert a["result"] == b["result"] == "Tool turn done."
     assert a["num_turns"] == b["num_turns"] == 2
     assert_same_denials(a, b)
     assert_same_shape(a, b)
     assert_interactive(sandbox, a["session_id"])
     assert_clean(sandbox)
+    return a, b
+
+
+def check_api_error_like_claude_p(
+    sandbox: Sandbox,
+    binary: str,
+    same_shape: Callable[[Dict[str, Any], Dict[str, Any]], None] = assert_same_shape,
+) -> None:
+    prompt = "This fails [[error:400]]"
+    started = time.monotonic()
+    a, b = run_json_pair(sandbox, binary, [prompt], 1)
+    elapsed = time.monotonic() - started
+    for key in ("subtype", "is_error", "api_error_status", "result", "stop_reason", "num_turns"):
+        assert a[key] == b[key], key
+    same_shape(a, b)
+    assert elapsed < 60, "an API error must end the run, not wait for the timeout"
+    assert_text_like_claude_p(sandbox, binary, [prompt])
+
+
+@pytest.mark.matrix
+def test_tool_use_is_denied_and_reported(real_claude: str, sandbox: Sandbox) -> None:
+    check_tool_denied_like_claude_p(sandbox, real_claude)
 
 
 @pytest.mark.matrix
 def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
-    prompt = "This fails [[error:400]]"
-    started = time.monotonic()
-    ours = run_claude_print(sandbox, ["--output-format", "json", prompt], binary=real_claude)
-    elapsed = time.monotonic() - started
-    theirs = run_claude_p(sandbox, real_claude, ["--output-format", "json", prompt])
-    assert_exit(ours, 1)
-    assert_exit(theirs, 1)
-    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
-    for key in ("subtype", "is_error", "api_error_status", "result", "stop_reason", "num_turns"):
-        assert a[key] == b[key], key
-    assert_same_shape(a, b)
-    assert elapsed < 60, "an API error must end the run, not wait for the timeout"
-    assert_text_like_claude_p(sandbox, real_claude, [prompt])
+    check_api_error_like_claude_p(sandbox, real_claude)
 
 
 def test_delivery_paths_are_pinned(
