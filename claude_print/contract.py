@@ -118,6 +118,12 @@ HOOK_POST_TOOL_BATCH = "PostToolBatch"
 SUBAGENT_PAYLOAD_KEY = '"agent_id"'
 MAX_TURNS_STOP = {"continue": False, "stopReason": "claude-print: --max-turns reached"}
 HOOK_TIMEOUT_SECS = 30
+# An asking hook waits for claude-print (or the SDK client it asks): a day, so the run's
+# own --timeout is what bounds it.
+ASK_TIMEOUT_SECS = 86400
+HOOK_PRE_TOOL_USE = "PreToolUse"
+# Hooks that take a tool-name matcher ("*": every tool).
+TOOL_HOOKS: Tuple[str, ...] = (HOOK_PERMISSION_REQUEST, HOOK_PRE_TOOL_USE, "PostToolUse")
 DENY_MESSAGE = "Permission to use this tool was not granted (claude-print runs non-interactively)."
 # Settings that make the TUI skip the bypass-permissions warning.
 SKIP_BYPASS_SETTING = "skipDangerousModePermissionPrompt"

@@ -5,6 +5,11 @@ The script saves its JSON payload to a file in the private dir and writes one
 short line (``<event> <file>``) into the FIFO; lines under PIPE_BUF are
 atomic, so concurrent hooks never interleave. PermissionRequest is also
 answered with a deny decision, as `claude -p` denies tools it may not use.
+
+An *asking* hook (``<event> <file> ask``) waits for claude-print's decision: it
+reads one JSON line from its own reply FIFO (``<file>.reply``) and prints it as
+the hook's output. claude-print answers with `Relay.answer` once it has decided
+(a budget check against the transcript, a question to an SDK client, ...).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import os
 import shlex
 import shutil
 import tempfile
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
@@ -32,6 +37,18 @@ umask 077
 dir={dir}
 event_file=$(mktemp "$dir/event.XXXXXX") || exit 0
 cat > "$event_file"
+if [ "${{2:-}}" = ask ]; then
+  reply="$event_file.reply"
+  mkfifo "$reply" || exit 0
+  # Read-write, so this open cannot block and claude-print's writer always finds a reader.
+  exec 3<>"$reply"
+  printf '%s %s ask\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
+  IFS= read -r answer <&3
+  exec 3<&-
+  rm -f "$reply"
+  printf '%s\\n' "$answer"
+  exit 0
+fi
 if [ "$1" = {permission_request} ]; then
   printf '%s\\n' {deny_json}
 fi
@@ -71,6 +88,7 @@ class HookEvent(NamedTuple):
     name: str
     payload: Dict[str, Any]
     error: Optional[str] = None  # set when the payload could not be read as a JSON object
+    reply: Optional[str] = None  # an asking hook's reply FIFO: it waits for `Relay.answer`
 
 
 def deny_decision() -> Dict[str, Any]:
@@ -83,26 +101,31 @@ def deny_decision() -> Dict[str, Any]:
 
 
 def hook_settings(
-    script_path: str, extra: Optional[Dict[str, Any]] = None, max_turns: Optional[int] = None
+    script_path: str,
+    extra: Optional[Dict[str, Any]] = None,
+    max_turns: Optional[int] = None,
+    asking: Sequence[str] = (),
 ) -> Dict[str, Any]:
     """The `--settings` document: one relay hook per event, paths shell-quoted.
 
     With `max_turns`, also a PostToolBatch hook that stops the turn after that many
-    batches of tool calls (the hook script counts them).
+    batches of tool calls (the hook script counts them). Events in `asking` wait for
+    claude-print's answer (no time limit of their own: the run's timeout bounds them).
     """
     hooks: Dict[str, Any] = {}
     events = [(event, "") for event in contract.RELAYED_HOOKS]
     if max_turns:
         events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}"))
+    events = [(event, " ask" if event in asking else arg) for event, arg in events]
+    events += [(event, " ask") for event in asking if event not in dict(events)]
     for event, arg in events:
         # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
         command = f"/bin/sh {shlex.quote(script_path)} {event}{arg}"
+        timeout = contract.ASK_TIMEOUT_SECS if arg == " ask" else contract.HOOK_TIMEOUT_SECS
         entry: Dict[str, Any] = {
-            "hooks": [
-                {"type": "command", "command": command, "timeout": contract.HOOK_TIMEOUT_SECS}
-            ]
+            "hooks": [{"type": "command", "command": command, "timeout": timeout}]
         }
-        if event == contract.HOOK_PERMISSION_REQUEST:
+        if event in contract.TOOL_HOOKS:
             entry["matcher"] = "*"
         hooks[event] = [entry]
     return {**(extra or {}), "hooks": hooks}
@@ -128,6 +151,7 @@ class Relay:
         tmp_root: Optional[str] = None,
         extra_settings: Optional[Dict[str, Any]] = None,
         max_turns: Optional[int] = None,
+        asking: Sequence[str] = (),
     ) -> None:
         where = tmp_root or temp_root()
         try:
@@ -139,6 +163,7 @@ class Relay:
         self.read_fd = -1
         self._keeper_fd = -1
         self._buffer = b""
+        self._unanswered: List[str] = []
         try:
             self.script_path = os.path.join(self.dir, SCRIPT_NAME)
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
@@ -146,7 +171,7 @@ class Relay:
             _write_private(self.script_path, hook_script(self.dir))
             _write_private(
                 self.settings_path,
-                json.dumps(hook_settings(self.script_path, extra_settings, max_turns)),
+                json.dumps(hook_settings(self.script_path, extra_settings, max_turns, asking)),
             )
             os.mkfifo(self.fifo_path, 0o600)
             self.read_fd = os.open(self.fifo_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -192,19 +217,35 @@ class Relay:
         return [self._load(line.decode("utf-8", "replace")) for line in lines if line.strip()]
 
     def _load(self, line: str) -> HookEvent:
-        name, _, file_name = line.partition(" ")
+        name, file_name, *flags = line.split(" ")
         path = os.path.join(self.dir, os.path.basename(file_name))
+        reply = None
+        if flags == ["ask"]:
+            reply = path + ".reply"
+            self._unanswered.append(reply)
         try:
             with open(path, encoding="utf-8") as f:
                 payload = json.load(f)
             os.unlink(path)
         except (OSError, ValueError) as exc:
-            return HookEvent(name, {}, f"unreadable {name} hook payload: {exc}")
+            return HookEvent(name, {}, f"unreadable {name} hook payload: {exc}", reply)
         if not isinstance(payload, dict):
-            return HookEvent(name, {}, f"{name} hook payload is not a JSON object")
-        return HookEvent(name, payload)
+            return HookEvent(name, {}, f"{name} hook payload is not a JSON object", reply)
+        return HookEvent(name, payload, None, reply)
+
+    def answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> bool:
+        """Hand an asking hook its output (None: no decision, Claude Code's default).
+        False when the hook is gone (Claude Code gave up on it)."""
+        if event.reply is None or event.reply not in self._unanswered:
+            return False
+        self._unanswered.remove(event.reply)
+        line = json.dumps(decision, separators=(",", ":")) if decision is not None else ""
+        return _send_reply(event.reply, line)
 
     def close(self) -> None:
+        for reply in self._unanswered:  # no hook may wait on us after we are gone
+            _send_reply(reply, "")
+        self._unanswered.clear()
         # Remove the FIFO while we still hold its read end: a late hook then fails to
         # open it (ENOENT) instead of blocking forever in open() on a reader-less FIFO.
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -227,6 +268,23 @@ def temp_root() -> str:
         what = "does not exist" if not os.path.exists(env) else "is not a directory"
         raise ClaudePrintError(f"TMPDIR={env} {what}: claude-print needs a private temp dir there")
     return env
+
+
+def _send_reply(path: str, line: str) -> bool:
+    # The hook holds the FIFO open read-write from before it announced itself, so a
+    # non-blocking open finds a reader; ENXIO/ENOENT mean the hook has gone.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.set_blocking(fd, True)
+        os.write(fd, (line + "\n").encode("utf-8"))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _write_private(path: str, text: str) -> None:

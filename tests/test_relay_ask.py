@@ -1,0 +1,125 @@
+"""Asking hooks: the hook script waits for claude-print's decision and prints it.
+
+The hook runs as Claude Code runs it (`/bin/sh -c COMMAND`, payload on stdin);
+the test plays claude-print: it waits for the event on the FIFO, then answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from claude_print import contract
+from claude_print.relay import HookEvent, Relay
+
+WAIT = 20.0
+
+
+@pytest.fixture
+def relay(tmp_path: Path) -> Iterator[Relay]:
+    r = Relay(tmp_root=str(tmp_path), asking=(contract.HOOK_PRE_TOOL_USE,))
+    yield r
+    r.close()
+
+
+def hook_entry(relay: Relay, event: str) -> Dict[str, Any]:
+    with open(relay.settings_path, encoding="utf-8") as f:
+        entry: Dict[str, Any] = json.load(f)["hooks"][event][0]
+    return entry
+
+
+def start_hook(relay: Relay, event: str, payload: Dict[str, Any]) -> subprocess.Popen[bytes]:
+    command = hook_entry(relay, event)["hooks"][0]["command"]
+    proc = subprocess.Popen(
+        ["/bin/sh", "-c", command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(payload).encode())
+    proc.stdin.close()
+    proc.stdin = None  # communicate() must not flush it again
+    return proc
+
+
+def next_events(relay: Relay) -> List[HookEvent]:
+    ready, _, _ = select.select([relay.read_fd], [], [], WAIT)
+    assert ready, "no hook event within the wait"
+    return relay.read_events()
+
+
+def test_asking_hook_waits_for_the_answer_and_prints_it(relay: Relay) -> None:
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1"}
+    proc = start_hook(relay, "PreToolUse", payload)
+    [event] = next_events(relay)
+    assert event.name == "PreToolUse" and event.payload == payload
+    assert event.reply is not None
+    assert proc.poll() is None, "the hook must wait for claude-print's answer"
+    decision = {"continue": False, "stopReason": 'budget "$1" \\ spent'}
+    assert relay.answer(event, decision)
+    out, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    assert json.loads(out) == decision
+    assert not os.path.exists(event.reply), "the reply FIFO is removed"
+    assert relay.answer(event, {}) is False, "an event is answered once"
+
+
+def test_no_decision_prints_an_empty_line(relay: Relay) -> None:
+    proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    [event] = next_events(relay)
+    assert relay.answer(event, None)
+    out, err = proc.communicate(timeout=WAIT)
+    assert (proc.returncode, out) == (0, b"\n"), err
+
+
+def test_close_releases_a_waiting_hook(relay: Relay) -> None:
+    proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    next_events(relay)
+    relay.close()
+    out, err = proc.communicate(timeout=WAIT)
+    assert (proc.returncode, out) == (0, b"\n"), err
+
+
+def test_answer_to_a_hook_that_is_gone_is_false(relay: Relay) -> None:
+    proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    [event] = next_events(relay)
+    proc.kill()
+    proc.wait(timeout=WAIT)
+    assert event.reply is not None
+    os.unlink(event.reply)  # Claude Code killed the hook; nothing reads the FIFO any more
+    assert relay.answer(event, {"continue": False}) is False
+
+
+def test_asking_events_have_a_long_timeout_and_a_matcher(relay: Relay) -> None:
+    entry = hook_entry(relay, "PreToolUse")
+    assert entry["matcher"] == "*"
+    assert entry["hooks"][0]["timeout"] == contract.ASK_TIMEOUT_SECS
+    assert entry["hooks"][0]["command"].endswith(" PreToolUse ask")
+    stop = hook_entry(relay, "Stop")["hooks"][0]
+    assert stop["timeout"] == contract.HOOK_TIMEOUT_SECS
+    assert not stop["command"].endswith(" ask")
+
+
+def test_permission_request_can_ask_instead_of_denying(tmp_path: Path) -> None:
+    relay = Relay(tmp_root=str(tmp_path), asking=(contract.HOOK_PERMISSION_REQUEST,))
+    try:
+        proc = start_hook(relay, "PermissionRequest", {"tool_name": "Bash"})
+        [event] = next_events(relay)
+        allow = {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"},
+            }
+        }
+        relay.answer(event, allow)
+        out, err = proc.communicate(timeout=WAIT)
+        assert (proc.returncode, json.loads(out)) == (0, allow), err
+    finally:
+        relay.close()
