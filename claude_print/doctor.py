@@ -22,7 +22,7 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Set, TextIO, Tuple
 
-from claude_print import contract
+from claude_print import contract, leftovers
 from claude_print.errors import EXIT_OK, EXIT_USAGE, ClaudePrintError
 from claude_print.relay import TEMP_PREFIX
 
@@ -223,7 +223,9 @@ def check_orphans(report: Report, clean: bool) -> None:
     failed: List[str] = []
     for path, pid in orphans:
         name = os.path.basename(path)
-        if pid_alive(pid):
+        # Not "is the pid alive": a pid is reused, and may belong to a process that started
+        # after the dir's run died (leftovers.is_orphan compares start times).
+        if not leftovers.is_orphan(path, pid):
             kept.append(f"{name} (pid {pid} is running)")
             continue
         try:
@@ -269,17 +271,7 @@ def find_orphans(root: str, now: float) -> List[Tuple[str, int]]:
 
 
 def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OverflowError:
-        return False
-    return True
+    return leftovers.pid_alive(pid)
 
 
 def _program_path() -> Optional[str]:
