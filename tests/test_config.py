@@ -243,6 +243,7 @@ def test_unreadable_config_is_an_error(tmp_path: Path, parser: str) -> None:
 
 
 def test_nan_is_not_accepted_silently(tmp_path: Path, parser: str) -> None:
-    # guard against a parser that turns nan into something that compares > 0
-    assert not math.nan > 0
-    load_error(tmp_path, "[defaults]\ntimeout_secs = -nan\n")
+    # -nan is a float that compares false with everything: only a check written as
+    # `not value > 0` refuses it (`value <= 0` would let it through)
+    err = load_error(tmp_path, "[defaults]\ntimeout_secs = -nan\n")
+    assert ", line 2: timeout_secs must be greater than 0, not nan" in err.message

@@ -36,8 +36,6 @@ from claude_print.relay import (
     temp_root,
 )
 
-IS_ROOT = os.geteuid() == 0
-
 
 @pytest.fixture
 def relay(tmp_path: Path) -> Iterator[Relay]:
@@ -210,7 +208,13 @@ def test_hook_after_close_returns_at_once_and_leaves_nothing(tmp_path: Path) -> 
     command = command_for(r, "Stop")
     r.close()
     proc = subprocess.run(["/bin/sh", "-c", command], input=b"{}", capture_output=True, timeout=30)
-    assert proc.returncode in (0, 1, 2)
+    # The script went with the dir: the hook fails as /bin/sh fails on any missing script
+    # (2 from dash, 127 from bash), saying so, and neither blocks nor writes anything.
+    missing = subprocess.run(["/bin/sh", str(tmp_path / "gone.sh")], capture_output=True)
+    assert missing.returncode != 0
+    assert proc.returncode == missing.returncode, proc.stderr
+    assert r.script_path.encode() in proc.stderr, proc.stderr
+    assert proc.stdout == b""
     assert os.listdir(tmp_path) == []
 
 
@@ -396,7 +400,6 @@ def test_hostile_tmpdir_env(
 
 def test_hook_works_when_tmp_is_noexec_style(relay: Relay) -> None:
     """The script is run by /bin/sh, so it needs no execute bit (noexec mounts)."""
-    assert not os.access(relay.script_path, os.X_OK) or IS_ROOT
     assert stat.S_IMODE(os.stat(relay.script_path).st_mode) & 0o111 == 0
     run_hook(relay, "Stop", b"{}")
     assert relay.read_events() == [HookEvent("Stop", {})]
@@ -434,16 +437,23 @@ def test_tmpdir_that_is_a_file_is_an_error(tmp_path: Path, monkeypatch: pytest.M
         Relay()
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes into a chmod 500 dir anyway")
-def test_unwritable_tmp_root_is_an_error(tmp_path: Path) -> None:
+def test_unwritable_tmp_root_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # os.mkdir refuses as a chmod 500 dir would refuse anyone but root (CI runs as root)
     root = tmp_path / "ro"
     root.mkdir()
-    root.chmod(0o500)
-    try:
-        with pytest.raises(ClaudePrintError, match="cannot create a private temp dir"):
-            Relay(tmp_root=str(root))
-    finally:
-        root.chmod(0o700)
+    real_mkdir = os.mkdir
+
+    def refuse_in_root(path: str, mode: int = 0o777, **kwargs: Any) -> None:
+        if os.path.dirname(os.fspath(path)) == str(root):
+            raise PermissionError(13, "Permission denied", path)
+        real_mkdir(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", refuse_in_root)
+    with pytest.raises(ClaudePrintError) as info:
+        Relay(tmp_root=str(root))
+    assert info.value.message == f"cannot create a private temp dir in {root}: Permission denied"
+    assert info.value.exit_code == 2
+    assert os.listdir(root) == []
 
 
 def test_setup_failure_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
