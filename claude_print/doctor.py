@@ -84,6 +84,7 @@ def run(binary: str, clean: bool = False) -> int:
     check_tmpdir(report)
     check_round_trip(report)
     check_orphans(report, clean)
+    check_needle(report)
     return EXIT_USAGE if report.failed else EXIT_OK
 
 
@@ -215,7 +216,7 @@ def check_orphans(report: Report, clean: bool) -> None:
         report.warn(
             "temp dirs",
             f"{len(orphans)} {TEMP_PREFIX}<pid>-* dir(s) older than 1h in {root}: {names} "
-            "(`claude-print --check --clean` removes those whose process is gone)",
+            "(`claude-print --check --clean` removes those whose run is gone)",
         )
         return
     removed: List[str] = []
@@ -241,6 +242,16 @@ def check_orphans(report: Report, clean: bool) -> None:
         report.warn("temp dirs", f"{summary}; kept: {', '.join(kept)}")
     else:
         report.ok("temp dirs", summary + (f": {', '.join(removed)}" if removed else ""))
+
+
+def check_needle(report: Report) -> None:
+    """Only where NEEDLE is installed or configured: does it run claude-print?"""
+    from claude_print import needle
+
+    if not needle.is_set_up(os.environ):
+        return
+    for status, detail in needle.check(os.environ):
+        report.line(status, "needle", detail)
 
 
 # --- helpers ---------------------------------------------------------------------------
