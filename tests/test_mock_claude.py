@@ -1,8 +1,10 @@
 """mock_claude on a real PTY: its screens, keys, transcript, hooks and failure scenarios.
 
 Every wait is on an event (text on the rendered screen, a file a hook wrote, the
-process ending); the only deliberate pause is waiting for the output to go quiet
-before sending keys, which is what a driver of the real TUI has to do too.
+process ending); the only deliberate pauses are waiting for the output to go quiet
+before sending keys, which is what a driver of the real TUI has to do too, and waiting
+out a key guard a test set itself. A check that something did not happen looks at an
+event that would have come after it (the next prompt, the exit), never at a quiet spell.
 """
 
 from __future__ import annotations
@@ -383,19 +385,34 @@ def test_variadic_flags_swallow_the_prompt_like_the_real_one(sandbox: Env) -> No
     sandbox.trust()
     tui = sandbox.start("--allowedTools", "Bash", "say hi")
     tui.wait_for("? for shortcuts")
-    tui.wait_quiet(0.6)
-    assert sandbox.prompts() == []  # "say hi" became a tool name
+    # "say hi" became a tool name: the first prompt to be submitted is the one typed now
+    # (an argv prompt goes in as soon as the box is ready, so it would come before it).
+    tui.wait_quiet()
+    tui.send(b"typed")
+    tui.wait_for(CARET + " typed")
+    tui.wait_quiet()
+    tui.send(b"\r")
+    tui.wait_for("● " + ack(b"typed"))
+    assert sandbox.prompts() == [b"typed"]
     tui.close()
     tui = sandbox.start("--allowedTools", "Bash", "--", "say hi")
     tui.wait_for("● " + ack(b"say hi"))
 
 
 def test_keys_before_the_screen_settles_are_dropped(sandbox: Env) -> None:
-    tui = sandbox.start(MOCK_CLAUDE_KEY_GUARD_MS="5000", MOCK_CLAUDE_SCENARIO="trust_no_default")
-    tui.wait_for("No, exit")
-    tui.send(b"\x1b[A")  # at once: dropped
-    tui.wait_quiet()
-    assert CARET + " 2. No, exit" in tui.screen.text()
+    guard = 3.0
+    tui = sandbox.start(
+        MOCK_CLAUDE_KEY_GUARD_MS=str(int(guard * 1000)), MOCK_CLAUDE_SCENARIO="trust_no_default"
+    )
+    tui.wait_for(CARET + " 2. No, exit")
+    seen = time.monotonic()  # the mock starts the guard before it draws the screen
+    tui.send(b"\x1b[A")  # at once: dropped, so the caret stays on "No, exit"
+    # Enter once the guard is surely over acts on the selection the arrow would have
+    # moved: "No, exit" (exit 1) shows the arrow was read and dropped.
+    tui.wait_until(lambda: time.monotonic() >= seen + guard, "the key guard to pass")
+    tui.send(b"\r")
+    assert tui.wait_exit() == 1
+    assert not (sandbox.home / ".claude.json").exists()  # the folder was not trusted
     tui.close()
     tui = sandbox.start(MOCK_CLAUDE_SCENARIO="trust_no_default")
     tui.wait_for(CARET + " 2. No, exit")
