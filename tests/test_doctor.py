@@ -51,6 +51,11 @@ def checks(out: str) -> Dict[str, str]:
     return found
 
 
+def said(proc: subprocess.CompletedProcess[str]) -> str:
+    """For an exit-code assert's message: what the run printed."""
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
 def run_check(args: List[str], tmp: Path, **env: str) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
     full_env.update(TMPDIR=str(tmp), PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp / "cfg"))
@@ -66,8 +71,9 @@ def run_check(args: List[str], tmp: Path, **env: str) -> subprocess.CompletedPro
 
 def test_all_good_in_process(tmp_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # mock_claude reports the tested version, so it stands in for Claude Code here too.
-    assert doctor.run(str(MOCK_CLAUDE)) == 0
+    code = doctor.run(str(MOCK_CLAUDE))
     out = capsys.readouterr().out
+    assert code == 0, out
     assert checks(out) == {
         "python": "ok",
         "config": "ok",
@@ -85,15 +91,17 @@ def test_all_good_in_process(tmp_root: Path, capsys: pytest.CaptureFixture[str])
 def test_missing_binary_fails_in_process(
     tmp_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert doctor.run(str(tmp_root / "no-such-claude")) == 2
-    found = checks(capsys.readouterr().out)
+    code = doctor.run(str(tmp_root / "no-such-claude"))
+    out = capsys.readouterr().out
+    assert code == 2, out
+    found = checks(out)
     assert found["claude"] == "FAIL"
     assert found["round trip"] == "ok"  # the other checks still run
 
 
 def test_missing_binary_exits_2(tmp_path: Path) -> None:
     proc = run_check(["--claude-binary", str(tmp_path / "nowhere" / "claude")], tmp_path)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.returncode == 2, said(proc)
     assert checks(proc.stdout)["claude"] == "FAIL"
     assert "not an executable file" in proc.stdout
 
@@ -102,13 +110,13 @@ def test_claude_not_on_path_exits_2(tmp_path: Path) -> None:
     proc = run_check([], tmp_path, PATH=os.path.dirname(sys.executable) + ":/bin:/usr/bin")
     if checks(proc.stdout)["claude"] == "ok":
         pytest.skip("a `claude` is installed in /bin or /usr/bin")
-    assert proc.returncode == 2
+    assert proc.returncode == 2, said(proc)
     assert "FAIL claude: Claude Code not found" in proc.stdout
 
 
 def test_subprocess_all_good(tmp_path: Path) -> None:
     proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 0, said(proc)
     assert set(checks(proc.stdout).values()) == {"ok"}
     assert proc.stderr == ""
 
@@ -129,7 +137,7 @@ def test_release_outside_the_tested_range_is_a_warning(
     fake.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
     fake.chmod(0o755)
     proc = run_check(["--claude-binary", str(fake)], tmp_path)
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 0, said(proc)
     assert checks(proc.stdout)["claude"] == verdict, proc.stdout
     assert says in proc.stdout
 
@@ -148,7 +156,7 @@ def test_not_claude_code_fails(tmp_path: Path) -> None:
     fake.write_text("#!/bin/sh\necho 'something else 1.0'\n")
     fake.chmod(0o755)
     proc = run_check(["--claude-binary", str(fake)], tmp_path)
-    assert proc.returncode == 2
+    assert proc.returncode == 2, said(proc)
     assert "did not print a Claude Code version" in proc.stdout
 
 
@@ -158,7 +166,7 @@ def test_broken_config_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     config.write_text("[defaults]\nmax_turns = 'many'\n")
     # The CLI reads the config before dispatching to the doctor: exit 2 either way.
     proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp_path)
-    assert proc.returncode == 2
+    assert proc.returncode == 2, said(proc)
     assert "max_turns must be an integer" in proc.stdout + proc.stderr
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
@@ -207,11 +215,11 @@ def test_clean_as_a_subprocess(tmp_path: Path) -> None:
     dead = relay_dir(tmp, DEAD_PID)
     live = relay_dir(tmp, os.getpid())  # this pytest outlives the subprocess
     proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp)
-    assert proc.returncode == 0, proc.stdout  # orphans are a warning, not a failure
+    assert proc.returncode == 0, said(proc)  # orphans are a warning, not a failure
     assert checks(proc.stdout)["temp dirs"] == "warn"
     assert dead.is_dir()
     proc = run_check(["--clean", "--claude-binary", str(MOCK_CLAUDE)], tmp)
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 0, said(proc)
     assert not dead.exists() and live.is_dir()
     shutil.rmtree(live)
     proc = run_check(["--clean", "--claude-binary", str(MOCK_CLAUDE)], tmp)
@@ -240,7 +248,7 @@ def test_clean_without_check_is_a_usage_error(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         timeout=60,
     )
-    assert proc.returncode == 2
+    assert proc.returncode == 2, said(proc)
     assert "--clean only goes with --check" in proc.stderr
 
 
@@ -296,5 +304,5 @@ def test_pid_alive() -> None:
 
 def test_tmpdir_that_does_not_exist_fails(tmp_path: Path) -> None:
     proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp_path / "missing")
-    assert proc.returncode == 2
+    assert proc.returncode == 2, said(proc)
     assert f"FAIL tmpdir: TMPDIR={tmp_path / 'missing'} does not exist" in proc.stdout
