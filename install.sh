@@ -8,8 +8,9 @@
 #   claude-print   dist/claude-print.pyz, else claude-print.pyz beside this script (a
 #                  release download), else (in a checkout) built by build_zipapp.sh
 #   mock-claude    mock_claude/mock_claude.py (skipped when SKIP_MOCK_CLAUDE=1)
-#   claude-print.yaml  the NEEDLE adapter, into ~/.needle/agents/ and
-#                  ~/.config/needle/adapters/ when those directories exist
+#   claude-print.yaml  the NEEDLE adapter, into the folder NEEDLE reads adapters from
+#                  (agent.adapters_dir in ~/.config/needle/config.yaml, by default
+#                  ~/.config/needle/adapters/), when NEEDLE is installed or configured
 # then prints `claude-print --version` and runs `claude-print --check` (SKIP_CHECK=1
 # skips it); a failed check exits non-zero but leaves the install in place.
 #
@@ -146,17 +147,33 @@ if [ -n "$mock_src" ]; then
     say "installed $bindir/mock-claude"
 fi
 
+# NEEDLE (the Rust one) loads adapters only from its config's agent.adapters_dir, by
+# default $HOME/.config/needle/adapters (no XDG_CONFIG_HOME), and creates no such folder.
+# claude_print.needle reads that setting the way NEEDLE does (from the .pyz just installed,
+# or this checkout); the folder is made when NEEDLE is installed or configured here.
 if [ -n "${HOME:-}" ]; then
-    for dir in "$HOME/.needle/agents" "${XDG_CONFIG_HOME:-$HOME/.config}/needle/adapters"; do
-        [ -d "$dir" ] || continue
-        dest=$dir/claude-print.yaml
+    needle_dir=$("$python" -S -c '
+import os, sys
+sys.path[:0] = sys.argv[1:]
+from claude_print.needle import NeedleConfig
+print(NeedleConfig(os.environ).adapters_dir)
+' "$pyz/site-packages" "$here" 2>/dev/null) || needle_dir=$HOME/.config/needle/adapters
+    if [ ! -f "$here/claude-print.yaml" ]; then
+        say "warning: no claude-print.yaml beside install.sh: NEEDLE adapter not installed"
+    elif [ -d "$needle_dir" ] || [ -d "$HOME/.config/needle" ] ||
+        command -v needle >/dev/null 2>&1; then
+        mkdir -p -- "$needle_dir" || die "cannot create NEEDLE's adapters dir $needle_dir"
+        dest=$needle_dir/claude-print.yaml
         if [ -f "$dest" ] && ! cmp -s -- "$here/claude-print.yaml" "$dest"; then
             cp -p -- "$dest" "$dest.prev"
             say "kept the previous $dest as $dest.prev"
         fi
         put_file "$here/claude-print.yaml" "$dest" 644
-        say "installed $dest"
-    done
+        say "installed $dest (NEEDLE's adapters dir)"
+        say "NEEDLE runs it only when told to: set 'agent.default: claude-print' in $HOME/.config/needle/config.yaml, or run needle with --agent claude-print"
+    else
+        say "NEEDLE is not set up here (no $HOME/.config/needle, no needle on PATH): claude-print.yaml not installed; run install.sh again after installing NEEDLE"
+    fi
 fi
 
 case ":${PATH:-}:" in

@@ -26,13 +26,20 @@ def release(tmp_path_factory: pytest.TempPathFactory, built_pyz: Path) -> Path:
 
 
 def install(
-    release: Path, tmp_path: Path, python: Optional[str] = None, path: Optional[str] = None
+    release: Path,
+    tmp_path: Path,
+    python: Optional[str] = None,
+    path: Optional[str] = None,
+    **extra: str,
 ) -> subprocess.CompletedProcess[str]:
     env: Dict[str, str] = {
-        k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_PRINT", "SHIV_"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE_PRINT", "SHIV_", "NEEDLE_", "XDG_"))
     }
     env.update(HOME=str(tmp_path / "home"), PREFIX=str(tmp_path / "prefix"), SKIP_CHECK="1")
     env["SKIP_MOCK_CLAUDE"] = "1"
+    env.update(extra)
     if python is not None:
         env["CLAUDE_PRINT_PYTHON"] = python
     if path is not None:
@@ -162,3 +169,84 @@ def test_too_old_a_python_installs_nothing(release: Path, tmp_path: Path) -> Non
     assert proc.returncode != 0
     assert "is 3.7.9: claude-print needs Python 3.8 or newer" in proc.stderr
     assert not (tmp_path / "prefix").exists()
+
+
+# --- NEEDLE's adapter, and the check with config files present --------------------------
+
+
+@pytest.fixture(scope="module")
+def full_release(tmp_path_factory: pytest.TempPathFactory, release: Path) -> Path:
+    """A release with what install.sh installs besides the .pyz."""
+    rel = tmp_path_factory.mktemp("full-release")
+    for name in ("claude-print.pyz", "install.sh"):
+        shutil.copy(release / name, rel / name)
+    shutil.copy(ROOT / "claude-print.yaml", rel / "claude-print.yaml")
+    (rel / "mock_claude").mkdir()
+    shutil.copy(ROOT / "mock_claude" / "mock_claude.py", rel / "mock_claude" / "mock_claude.py")
+    return rel
+
+
+def needle_config(tmp_path: Path, text: str) -> Path:
+    config = tmp_path / "home" / ".config" / "needle" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text(text)
+    return config
+
+
+def test_the_adapter_goes_where_needle_reads_it(full_release: Path, tmp_path: Path) -> None:
+    # A fresh HOME where NEEDLE is configured but has never made its adapters folder;
+    # XDG_CONFIG_HOME points elsewhere: NEEDLE does not read it.
+    needle_config(tmp_path, "agent:\n  default: claude-print\n")
+    proc = install(full_release, tmp_path, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    assert proc.returncode == 0, proc.stderr
+    home = tmp_path / "home"
+    placed = home / ".config" / "needle" / "adapters" / "claude-print.yaml"
+    assert placed.read_bytes() == (ROOT / "claude-print.yaml").read_bytes()
+    assert not (tmp_path / "xdg").exists() and not (home / ".needle").exists()
+    assert "agent.default: claude-print" in proc.stdout
+    # NEEDLE's loader, as --check models it, now runs claude-print.
+    from claude_print import needle
+
+    assert needle.check({"HOME": str(home), "PATH": "/usr/bin:/bin"})[0][0] == "ok"
+
+
+def test_the_adapter_follows_adapters_dir(full_release: Path, tmp_path: Path) -> None:
+    custom = tmp_path / "fleet adapters"
+    needle_config(tmp_path, f"agent:\n  default: claude-print\n  adapters_dir: {custom}\n")
+    proc = install(full_release, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (custom / "claude-print.yaml").is_file()
+    assert not (tmp_path / "home" / ".config" / "needle" / "adapters").exists()
+
+
+def test_no_needle_no_adapter(full_release: Path, tmp_path: Path) -> None:
+    proc = install(full_release, tmp_path, path=f"{os.path.dirname(sys.executable)}:/usr/bin:/bin")
+    assert proc.returncode == 0, proc.stderr
+    assert "NEEDLE is not set up here" in proc.stdout
+    assert not (tmp_path / "home" / ".config").exists()
+
+
+def test_install_with_config_files_passes_its_check(full_release: Path, tmp_path: Path) -> None:
+    """install.sh runs --check: with claude-print's and NEEDLE's config present, it passes."""
+    home = tmp_path / "home"
+    config = home / ".config" / "claude-print" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[defaults]\nmodel = "sonnet"\n')
+    needle_config(tmp_path, "agent:\n  default: claude-print\n")
+    bindir = tmp_path / "claude-bin"  # a Claude Code for the check to find: the mock
+    bindir.mkdir()
+    fake = bindir / "claude"
+    fake.write_text(f'#!/bin/sh\nexec "{ROOT / "mock_claude" / "claude"}" "$@"\n')
+    fake.chmod(0o755)
+    path = f"{bindir}:{tmp_path / 'prefix' / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+    proc = install(
+        full_release,
+        tmp_path,
+        path=path,
+        SKIP_CHECK="0",
+        SKIP_MOCK_CLAUDE="0",
+        TMPDIR=str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "claude-print --check passed" in proc.stdout
+    assert "internal error" not in proc.stdout + proc.stderr
