@@ -37,6 +37,7 @@ class Options(NamedTuple):
     model: Optional[str] = None
     resume: bool = False  # --resume / --continue: the session id is not ours to choose
     session_id: Optional[str] = None  # --session-id: the caller's choice
+    max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-file", metavar="FILE", help="read the prompt from FILE")
     p.add_argument("--model")
     p.add_argument("--max-turns", type=_positive_int, metavar="N")
+    p.add_argument("--max-budget-usd", type=_budget, metavar="AMOUNT")
     p.add_argument(
         "--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="+", action="extend"
     )
@@ -114,6 +116,16 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be a positive integer")
+    return value
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a number greater than 0 (US dollars)")
     return value
 
 
@@ -320,6 +332,7 @@ def parse_options(
         model=args.model,
         resume=bool(args.resume or args.continue_),
         session_id=args.session_id,
+        max_budget_usd=args.max_budget_usd,
     )
     choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     if options.include_partial_messages:

@@ -117,6 +117,8 @@ RELAYED_HOOKS: Tuple[str, ...] = (HOOK_STOP, HOOK_STOP_FAILURE, HOOK_PERMISSION_
 HOOK_POST_TOOL_BATCH = "PostToolBatch"
 SUBAGENT_PAYLOAD_KEY = '"agent_id"'
 MAX_TURNS_STOP = {"continue": False, "stopReason": "claude-print: --max-turns reached"}
+# --max-budget-usd: the asking PreToolUse hook's answer once the session cost reaches it.
+BUDGET_STOP = {"continue": False, "stopReason": "claude-print: --max-budget-usd reached"}
 HOOK_TIMEOUT_SECS = 30
 # An asking hook waits for claude-print (or the SDK client it asks): a day, so the run's
 # own --timeout is what bounds it.
@@ -166,6 +168,8 @@ class Facts(NamedTuple):
     permission_denied_event: bool
     # The transcript gets a `cost-state` record (the TUI's own session cost) at exit.
     cost_state: bool
+    # `claude -p --max-budget-usd` puts terminal_reason "budget_exhausted" in its result.
+    budget_terminal_reason: bool
 
 
 class Change(NamedTuple):
@@ -182,6 +186,7 @@ BASELINE = Facts(
     paste_wraps=False,
     permission_denied_event=False,
     cost_state=False,
+    budget_terminal_reason=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -190,6 +195,12 @@ CHANGES: Tuple[Change, ...] = (
         "2.1.205",
         "ready footer '⏸ manual mode on · ? for shortcuts' in the default mode",
         {},
+    ),
+    Change(
+        "2.1.221",
+        "claude -p's --max-budget-usd result has terminal_reason 'budget_exhausted' "
+        "(absent in 2.1.205; the releases in between were not measured)",
+        {"budget_terminal_reason": True},
     ),
     Change(
         "2.1.238",

@@ -46,6 +46,7 @@ ERROR_INTERRUPTED = "error_interrupted"  # claude-print only
 # as `claude -p` does when its query loop was bypassed or stopped from outside.
 _DEFAULT_TERMINAL_REASON: Dict[str, Optional[str]] = {
     ERROR_MAX_TURNS: "max_turns",
+    ERROR_MAX_BUDGET_USD: "budget_exhausted",
     ERROR_TIMEOUT: "aborted_streaming",
     ERROR_INTERRUPTED: "aborted_streaming",
 }
@@ -226,7 +227,7 @@ def render_text(
             max_turns = _number_in_errors(obj)
         return f"Error: Reached max turns ({max_turns if max_turns is not None else ''})"
     if subtype == ERROR_MAX_BUDGET_USD:
-        budget = "" if max_budget_usd is None else js_number(max_budget_usd)
+        budget = _budget_in_errors(obj) if max_budget_usd is None else js_number(max_budget_usd)
         return f"Error: Exceeded USD budget ({budget})"
     return _TEXT_FOR_SUBTYPE.get(str(subtype), "")
 
@@ -238,6 +239,20 @@ def _number_in_errors(obj: Dict[str, Any]) -> Optional[int]:
         if match:
             return int(match.group(1))
     return None
+
+
+def budget_message(max_budget_usd: float) -> str:
+    """`claude -p`'s `errors` entry for --max-budget-usd (the amount as JavaScript prints it)."""
+    return f"Reached maximum budget (${js_number(max_budget_usd)})"
+
+
+def _budget_in_errors(obj: Dict[str, Any]) -> str:
+    errors = obj.get("errors")
+    for error in errors if isinstance(errors, list) else []:
+        match = re.search(r"\(\$([^)]*)\)", str(error))
+        if match:
+            return match.group(1)
+    return ""
 
 
 def render_json(obj: Any) -> str:
@@ -374,6 +389,9 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
     if skeleton is None:
         return event
     out = _conform(event, skeleton)
+    if name == "result_error" and "terminal_reason" not in event:
+        # Left out on purpose (error_object): e.g. a budget stop before 2.1.221.
+        out.pop("terminal_reason", None)
     if streamed and event.get("type") == "result":
         own = {k: out.pop(k) for k in OWN_KEYS if k in out}
         for key, default in shape.get("result_stream_extra", {}).items():

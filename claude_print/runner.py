@@ -62,6 +62,8 @@ TEARDOWN_GRACE = 2.0
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
 # ~4 s with 20 at once, measured): how long the result waits for it.
 COST_STATE_WAIT = 5.0
+# An asking PreToolUse hook waits this long at most for its tool_use to reach the transcript.
+ASK_SETTLE = 3.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -256,6 +258,9 @@ class Session:
         self.closed_at: Optional[float] = None
         self.hooks_seen = 0
         self.stop_event: Optional[HookEvent] = None
+        # Asking hooks waiting for our decision, with when they arrived.
+        self.asks: List[Tuple[HookEvent, float]] = []
+        self.budget_spent = False
         self.settle_until = 0.0
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
@@ -302,7 +307,8 @@ class Session:
             self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
         )
         extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
-        self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns)
+        asking = (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
+        self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns, asking=asking)
         argv = build_argv(
             self.options,
             self.options.claude_binary,
@@ -394,9 +400,13 @@ class Session:
                 del self.outbox[: child.write_some(bytes(self.outbox[: contract.PASTE_CHUNK]))]
             if relay.read_fd in ready_r:
                 for event in relay.read_events():
-                    code = self._on_hook(event)
+                    code = self._on_hook(event, now)
                     if code is not None:
                         return code
+            if self.asks:
+                self._serve_asks(now)
+                if self.budget_spent:
+                    return self._budget_exhausted(self._turn())
             if self.stop_event is not None:
                 gone = child.eof or child.returncode() is not None
                 code = self._try_finish(force=gone or now >= self.settle_until)
@@ -414,7 +424,7 @@ class Session:
 
     def _wait_time(self, now: float) -> float:
         wake = [self.deadline]
-        if self.stop_event is not None:
+        if self.stop_event is not None or self.asks:
             wake.append(now + TRANSCRIPT_POLL)
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
@@ -633,7 +643,7 @@ class Session:
 
     # --- hooks, transcript ------------------------------------------------
 
-    def _on_hook(self, event: HookEvent) -> Optional[int]:
+    def _on_hook(self, event: HookEvent, now: float) -> Optional[int]:
         self.hooks_seen += 1
         self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
         payload = event.payload
@@ -646,6 +656,9 @@ class Session:
             self.trace(f"transcript at {reported}")
             self.records = []
             self._open_tail(reported)
+        if event.reply is not None:
+            self.asks.append((event, now))
+            return None
         if event.name == contract.HOOK_PERMISSION_REQUEST:
             self.denials.append(
                 {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
@@ -659,6 +672,36 @@ class Session:
             self.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
             return self._try_finish(force=False)
         return None
+
+    def _serve_asks(self, now: float) -> None:
+        """Answer the asking hooks whose decision is ready (in arrival order)."""
+        assert self.relay is not None
+        self._poll_tail()
+        while self.asks:
+            event, arrived = self.asks[0]
+            if event.name != contract.HOOK_PRE_TOOL_USE:
+                decision = None  # nothing of ours asks about other events yet
+            elif self._awaits_tool_use(event) and now - arrived < ASK_SETTLE:
+                return
+            else:
+                decision = self._budget_decision()
+            self.asks.pop(0)
+            self.trace(f"answered {event.name}: {decision or 'no decision'}")
+            self.relay.answer(event, decision)
+
+    def _awaits_tool_use(self, event: HookEvent) -> bool:
+        """The transcript does not hold the message that asks for this tool yet."""
+        wanted = event.payload.get("tool_use_id")
+        return not any(use.get("id") == wanted for use in self._turn().tool_uses)
+
+    def _budget_decision(self) -> Optional[Dict[str, Any]]:
+        """--max-budget-usd: `claude -p` checks the cost after each API call and runs
+        no tool of a call that reached the budget; the PreToolUse hook stops there too."""
+        budget = self.options.max_budget_usd
+        if budget is None or self._turn().total_cost_usd < budget:
+            return None
+        self.budget_spent = True
+        return dict(contract.BUDGET_STOP)
 
     def _on_tail(self, now: float) -> Optional[int]:
         self.next_tail = now + TAIL_INTERVAL
@@ -765,6 +808,9 @@ class Session:
             self.child.request_exit()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
+        budget = self.options.max_budget_usd
+        if budget is not None and summary.complete and summary.total_cost_usd >= budget:
+            return self._budget_exhausted(summary)
         if not summary.complete:
             fallback = event.payload.get("last_assistant_message")
             if not isinstance(fallback, str):
@@ -822,27 +868,62 @@ class Session:
 
     def _max_turns(self, summary: TurnSummary) -> int:
         """`claude -p` stops before the API call that would pass the limit; so do we."""
-        from claude_print.output import error_object
+        from claude_print.output import ERROR_MAX_TURNS
 
         limit = self.options.max_turns or 0
+        message = f"Reached maximum number of turns ({limit})"
+        return self._cut_short(
+            summary, ERROR_MAX_TURNS, message, limit + 1, "max_turns", usage=summary.usage
+        )
+
+    def _budget_exhausted(self, summary: TurnSummary) -> int:
+        """`claude -p --max-budget-usd`: the result of the call that reached the budget,
+        with its cost but zero `usage` and API time, as `claude -p` reports it."""
+        from claude_print.output import ERROR_MAX_BUDGET_USD, budget_message
+
+        assert self.options.max_budget_usd is not None
+        message = budget_message(self.options.max_budget_usd)
+        return self._cut_short(
+            summary,
+            ERROR_MAX_BUDGET_USD,
+            message,
+            summary.num_turns,
+            "budget_exhausted" if self.facts.budget_terminal_reason else None,
+        )
+
+    def _cut_short(
+        self,
+        summary: TurnSummary,
+        subtype: str,
+        message: str,
+        num_turns: int,
+        terminal_reason: Optional[str],
+        usage: Optional[Dict[str, Any]] = None,
+    ) -> int:
+        """An error result for a turn claude-print ended on `claude -p`'s terms."""
+        from claude_print.output import error_object
+
+        if self.child is not None:
+            self.child.request_exit()
         self._settle_cost(summary)
         self._flush_stream()
         obj = error_object(
-            "error_max_turns",
-            f"Reached maximum number of turns ({limit})",
+            subtype,
+            message,
             session_id=self.session_id or "",
             duration_ms=_ms(time.monotonic() - self.started),
-            num_turns=limit + 1,
-            usage=summary.usage,
+            num_turns=num_turns,
+            usage=usage,
             total_cost_usd=summary.total_cost_usd,
             model_usage=summary.model_usage,
             permission_denials=summary.permission_denials
             or _denials_with_ids(self.denials, summary.tool_uses),
-            stop_reason="tool_use",
+            stop_reason=summary.stop_reason,
             claude_version=self.claude_version,
-            terminal_reason="max_turns",
+            terminal_reason=terminal_reason,
         )
         self.emitter.result(obj)
+        self.trace(f"result printed ({subtype})")
         return EXIT_ASSISTANT_ERROR
 
     def _on_child_exit(self) -> None:

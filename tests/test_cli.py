@@ -344,6 +344,11 @@ def test_defaults_without_flags_or_config() -> None:
         ["--timeout", "0", "hi"],
         ["--timeout", "-5", "hi"],
         ["--prompt-via", "carrier-pigeon", "hi"],
+        ["--max-budget-usd", "0", "hi"],
+        ["--max-budget-usd", "-1", "hi"],
+        ["--max-budget-usd", "abc", "hi"],
+        ["--max-budget-usd", "nan", "hi"],
+        ["--max-budget-usd", "inf", "hi"],
         ["a", "b"],
     ],
 )
@@ -351,7 +356,15 @@ def test_bad_flags_exit_2(argv: List[str], capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit) as info:
         parse_options(argv, None, {})
     assert info.value.code == 2
-    assert "claude-print: error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "claude-print: error:" in err
+    assert argv[0] in err, "the message names the flag"
+
+
+def test_max_budget_usd_is_emulated_not_forwarded() -> None:
+    opts = options(["--max-budget-usd", "0.25", "hi"])
+    assert opts.max_budget_usd == 0.25
+    assert "--max-budget-usd" not in opts.forwarded
 
 
 def test_include_partial_messages_is_refused() -> None:

@@ -114,3 +114,11 @@ def test_verbose_says_what_the_model_will_receive_differently() -> None:
     big = "line\n" * 5 + "end"
     assert any("<pasted_content>" in n for n in delivery_notes(big, "paste", new))
     assert not any("<pasted_content>" in n for n in delivery_notes(big, "paste", old))
+
+
+@pytest.mark.parametrize(
+    ("version", "budget_reason"),
+    [("2.1.197", False), ("2.1.220", False), ("2.1.221", True), ("2.1.330", True)],
+)
+def test_budget_terminal_reason_from_2_1_221(version: str, budget_reason: bool) -> None:
+    assert contract.facts_for(version).budget_terminal_reason is budget_reason
