@@ -12,6 +12,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
@@ -264,6 +265,46 @@ def stream_events(stdout: bytes) -> List[Dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
+def read_stream(proc: subprocess.Popen[bytes], timeout: float) -> Tuple[List[bytes], bool, bytes]:
+    """stdout's lines as they come, whether the run was still going when the first
+    assistant event came, and stderr. Fails (and kills the run) when the output has not
+    ended within `timeout`: a hang is a failure with what was read, never a stuck suite."""
+    stdout, stderr = proc.stdout, proc.stderr
+    assert stdout is not None and stderr is not None
+    lines: List[bytes] = []
+    live_at_first_assistant: List[bool] = []
+    errors: List[bytes] = []
+
+    def read_stdout() -> None:
+        for line in stdout:
+            lines.append(line)
+            if not live_at_first_assistant and b'"type":"assistant"' in line:
+                live_at_first_assistant.append(proc.poll() is None)
+
+    readers = [
+        threading.Thread(target=read_stdout, daemon=True),
+        threading.Thread(target=lambda: errors.append(stderr.read()), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    for reader in readers:
+        reader.join(max(0.0, deadline - time.monotonic()))
+    if any(reader.is_alive() for reader in readers):
+        proc.kill()
+        proc.wait()
+        for reader in readers:
+            reader.join(5)
+        tail = b"".join(lines[-5:]).decode("utf-8", "replace")
+        pytest.fail(
+            f"the stream-json output did not end within {timeout:g}s; "
+            f"{len(lines)} line(s), the last:\n{tail}\n"
+            f"stderr:\n{b''.join(errors).decode('utf-8', 'replace')}"
+        )
+    proc.wait(timeout=RUN_TIMEOUT)
+    return lines, bool(live_at_first_assistant and live_at_first_assistant[0]), errors[0]
+
+
 @pytest.mark.matrix
 @pytest.mark.parametrize("prompt", ["What is 2+2?", TOOL_PROMPT], ids=["plain", "tool"])
 def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
@@ -276,17 +317,10 @@ def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt
         cwd=sandbox.project,
         env=sandbox.env(),
     )
-    assert proc.stdout is not None
-    lines: List[bytes] = []
-    first_assistant_at = None
-    for line in proc.stdout:
-        lines.append(line)
-        if first_assistant_at is None and b'"type":"assistant"' in line:
-            first_assistant_at = time.monotonic()
-            assert proc.poll() is None, "the assistant event must arrive while the run goes on"
-    proc.wait(timeout=RUN_TIMEOUT)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else b""
-    assert first_assistant_at is not None
+    lines, live_at_first_assistant, stderr = read_stream(proc, RUN_TIMEOUT)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{stderr.decode('utf-8', 'replace')}"
+    assert any(b'"type":"assistant"' in line for line in lines), b"".join(lines)
+    assert live_at_first_assistant, "the assistant event must arrive while the run goes on"
     ours = stream_events(b"".join(lines))
     theirs = stream_events(run_claude_p(sandbox, real_claude, args).stdout)
     from claude_print import contract
