@@ -17,7 +17,7 @@ import time
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from claude_print import contract, permissions, release, screens
+from claude_print import contract, leftovers, permissions, release, screens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
@@ -307,6 +307,7 @@ class Session:
             self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
         )
         extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
+        leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
         asking = (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
         self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns, asking=asking)
         argv = build_argv(
