@@ -38,6 +38,7 @@ class Options(NamedTuple):
     resume: bool = False  # --resume / --continue: the session id is not ours to choose
     session_id: Optional[str] = None  # --session-id: the caller's choice
     max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
+    no_session_persistence: bool = False  # emulated: the transcript is removed once read
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model")
     p.add_argument("--max-turns", type=_positive_int, metavar="N")
     p.add_argument("--max-budget-usd", type=_budget, metavar="AMOUNT")
+    p.add_argument("--no-session-persistence", action="store_true")
     p.add_argument(
         "--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="+", action="extend"
     )
@@ -333,7 +335,13 @@ def parse_options(
         resume=bool(args.resume or args.continue_),
         session_id=args.session_id,
         max_budget_usd=args.max_budget_usd,
+        no_session_persistence=args.no_session_persistence,
     )
+    if options.no_session_persistence and options.resume:
+        raise ClaudePrintError(
+            "--no-session-persistence with --resume/--continue: the resumed session's "
+            "transcript would be changed or lost; resume without it"
+        )
     choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     if options.include_partial_messages:
         raise ClaudePrintError(

@@ -287,6 +287,11 @@ class Session:
             code = self.child.terminate(TEARDOWN_GRACE)
             self.trace(f"child {self.child.pid} ended with status {code}")
             self.child = None
+        if self.options.no_session_persistence and self.tail is not None:
+            from claude_print.transcript import forget_session
+
+            for path in forget_session(self.tail.path):
+                self.trace(f"--no-session-persistence: removed {path}")
         if self.relay is not None:
             self.relay.close()
             self.relay = None

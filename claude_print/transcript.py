@@ -103,6 +103,24 @@ def transcript_path(
     return os.path.join(base, "projects", slug, f"{session_id}.jsonl")
 
 
+def forget_session(path: str) -> List[str]:
+    """--no-session-persistence: remove a finished session's transcript and its folder of
+    subagent transcripts and tool results (`<session>/` beside it); returns what went."""
+    import shutil
+
+    removed = []
+    folder = path[: -len(".jsonl")] if path.endswith(".jsonl") else ""
+    if folder and os.path.isdir(folder) and not os.path.islink(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    try:
+        os.unlink(path)
+        removed.append(path)
+    except OSError:
+        pass
+    return removed
+
+
 class TranscriptTail:
     """Incremental reader of a JSONL file that another process appends to."""
 

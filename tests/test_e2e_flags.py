@@ -66,3 +66,14 @@ def test_budget_not_reached_changes_nothing(
     assert (a["subtype"], a["result"], a["num_turns"]) == (b["subtype"], b["result"], 2)
     assert_same_shape(a, b)
     assert_clean(sandbox)
+
+
+@pytest.mark.matrix
+def test_no_session_persistence_leaves_no_transcript(real_claude: str, sandbox: Sandbox) -> None:
+    args = ["--no-session-persistence", "--allowedTools", "Bash", "--", "Run [[tool:Bash:echo hi]]"]
+    a, b = run_json_pair(sandbox, real_claude, args, 0)
+    assert (a["result"], a["num_turns"]) == (b["result"], b["num_turns"])
+    assert a["usage"]["input_tokens"] == b["usage"]["input_tokens"], "read before removal"
+    assert_same_shape(a, b)
+    assert sandbox.transcripts() == [], "claude -p and claude-print both leave none"
+    assert_clean(sandbox)
