@@ -117,6 +117,15 @@ def last_user_text(body: Dict[str, Any]) -> str:
     return ""
 
 
+def system_text(body: Dict[str, Any]) -> str:
+    """The system prompt, its text blocks joined by newlines."""
+    system = body.get("system")
+    if isinstance(system, str):
+        return system
+    blocks = system if isinstance(system, list) else []
+    return "\n".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+
+
 def has_tool_result(body: Dict[str, Any]) -> bool:
     """Whether the last user message carries a tool result (2.1.280 to 2.1.310 may send a
     `system` message after it, with a token count)."""
@@ -387,6 +396,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "side": side,
                 "stream": bool(body.get("stream")),
                 "tool_result": has_tool_result(body),
+                # What flags such as --system-prompt, --tools, --betas change:
+                "system": system_text(body),
+                "tools": sorted(str(t.get("name")) for t in body.get("tools") or []),
+                "betas": sorted(filter(None, self.headers.get("anthropic-beta", "").split(","))),
+                "messages": len(body.get("messages") or []),
             }
         )
         if quota:
