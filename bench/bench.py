@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Benchmark claude-print against `claude -p` (project issue 6, "As fast as `claude -p`").
+"""Benchmark claude-print against `claude -p` (issues 6, "As fast as `claude -p`", and 12,
+"Fleet efficiency").
 
-    python3 bench/bench.py [--runs N] [--parallel 20] [--quick]
+    python3 bench/bench.py [--release 2.1.197,2.1.330 | --claude BIN] [--runs N]
+                           [--parallel 20] [--quick]
 
-Starts the fake Messages API (tests/fake_api.py) in this process and drives the real,
-pinned Claude Code (scripts/install-claude-code) from a throw-away HOME. Everything runs
-on the same machine in the same run, so the figures compare like with like:
+Starts the fake Messages API (tests/fake_api.py) in this process and drives the real
+Claude Code of each release (scripts/install-claude-code) from a throw-away HOME. Everything
+runs on the same machine in the same run, so the figures compare like with like:
 
 - e2e: wall time of `claude-print "<prompt>"` and `claude -p "<prompt>"`, with the floor
   below, in rotating order, N runs each, in one project dir whose trust is pre-seeded
@@ -34,14 +36,21 @@ on the same machine in the same run, so the figures compare like with like:
 - stop->output: `hook Stop` -> `result printed` in the --verbose trace; the benchmark
   also polls the transcript itself, to split that into the TUI's share (until the
   turn's prompt and final answer are on disk) and claude-print's.
-- parallel: P claude-print runs at once, then P `claude -p` runs at once, distinct
+- parallel: P claude-print runs at once, then P `claude -p` runs, then P bare TUIs, distinct
   prompts; every answer must be `ACK <len> <sha12>` of its own prompt.
+- fleet (issue 12): claude-print, the bare TUI and `claude -p`, whole process trees
+  (`run_many`): CPU while the model works (an answer after 16 s, tree CPU from 4 s to 14 s:
+  utime+stime+cutime+cstime summed over /proc), CPU and wall of a short run (wait4 of the
+  top process: its own CPU and every descendant's it reaped), peak RSS (summed VmRSS of
+  the tree every 100 ms), API requests per run (the fake API's hits during the run) in the
+  bench's env (non-essential traffic off), with it on, and with a subscription (OAuth).
 
 claude-print's Python caches bytecode as on a user's machine (PYTHONDONTWRITEBYTECODE is
 dropped, PYTHONPYCACHEPREFIX points into the temp dir); one baseline row shows the cost
 without a bytecode cache. The 1-minute load average at each phase is recorded: figures
-taken on a busy machine are noise. Prints a table and writes the same as JSON to
-bench/results-latest.json. Tests never run this, and nothing asserts on wall-clock time.
+taken on a busy machine are noise. Prints a table per release and writes the same as JSON
+to bench/results-RELEASE.json, and all releases to bench/results-latest.json. Tests never
+run this, and nothing asserts on wall-clock time.
 """
 
 from __future__ import annotations
@@ -381,6 +390,171 @@ def run_floor(
     seen = api.request_time(prompt)
     result.request = None if seen is None else seen - started
     return result
+
+
+# --- whole process trees, many at once (issue 12, "Fleet efficiency") -------
+
+
+def _children() -> Dict[int, List[int]]:
+    kids: Dict[int, List[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(name))
+    return kids
+
+
+def tree_usage(root: int, kids: Dict[int, List[int]]) -> Tuple[float, int]:
+    """(CPU seconds, RSS kB) of a live process tree: utime+stime+cutime+cstime of every
+    member (what a member reaped stays counted), and the sum of the members' VmRSS."""
+    cpu, rss, todo = 0, 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo += kids.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        cpu += sum(int(x) for x in fields[11:15])
+        rss += int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    return cpu / CLK_TCK, rss
+
+
+@dataclass
+class Job:
+    """One run: `argv` on pipes, or (tui) `claude --settings S -- prompt` on a PTY that
+    gets SIGTERM once its Stop hook has fired, as claude-print does."""
+
+    argv: List[str]
+    prompt: str
+    env: Dict[str, str]
+    tui: bool = False
+    pid: int = 0
+    started: float = 0.0
+    wall: Optional[float] = None  # spawn -> reaped
+    stop: Optional[float] = None  # spawn -> Stop hook (tui)
+    rc: Optional[int] = None
+    tree_cpu_s: float = 0.0  # wait4: its own CPU and that of every descendant it reaped
+    window_cpu: Dict[float, float] = field(default_factory=dict)  # spawn+t -> tree CPU
+    peak_rss_kb: int = 0  # max over 100 ms samples of the tree's summed RSS
+    hits: List[Dict[str, Any]] = field(default_factory=list)  # fake API, spawn -> reaped
+    out: bytearray = field(default_factory=bytearray)
+
+    def window_pct(self) -> Optional[float]:
+        if len(self.window_cpu) != 2:
+            return None
+        (a, ca), (b, cb) = sorted(self.window_cpu.items())
+        return 100.0 * (cb - ca) / (b - a)
+
+
+def run_many(jobs: Sequence[Job], cwd: str, window: Sequence[float] = ()) -> None:
+    """Start every job at once; sample each tree every 100 ms (peak RSS, and its CPU at
+    the `window` times after spawn); reap each with wait4 for its whole-tree CPU."""
+    scratch = tempfile.mkdtemp(prefix="fleet-")
+    fifo = os.path.join(scratch, "stop.fifo")
+    os.mkfifo(fifo, 0o600)
+    fifo_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    keeper = os.open(fifo, os.O_WRONLY)
+    fds: Dict[int, Job] = {}
+    for i, job in enumerate(jobs):
+        job.started = time.monotonic()
+        if job.tui:
+            hook = {"type": "command", "command": f"echo Stop {i} >> {shlex.quote(fifo)}"}
+            settings = os.path.join(scratch, f"settings-{i}.json")
+            Path(settings).write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
+            master, slave = pty.openpty()
+            size = struct.pack("HHHH", WINDOW_ROWS, WINDOW_COLS, 0, 0)
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
+            argv = [*job.argv, "--settings", settings, "--", job.prompt]
+            kw: Dict[str, Any] = dict(stdin=slave, stdout=slave, stderr=slave)
+            proc = subprocess.Popen(
+                argv, cwd=cwd, env=job.env, start_new_session=True, preexec_fn=_set_ctty, **kw
+            )
+            os.close(slave)
+            fds[master] = job
+        else:
+            proc = subprocess.Popen(
+                job.argv,
+                cwd=cwd,
+                env=job.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            assert proc.stdout is not None
+            fds[os.dup(proc.stdout.fileno())] = job
+            proc.stdout.close()
+        proc.returncode = 0  # reaped below with wait4, not by Popen
+        job.pid = proc.pid
+    for fd in fds:
+        os.set_blocking(fd, False)
+    live = {job.pid: job for job in jobs}
+    sampled, deadline, fifo_buf = 0.0, time.monotonic() + RUN_TIMEOUT, b""
+    while live:
+        ready, _, _ = select.select([fifo_fd, *fds], [], [], 0.02)
+        now = time.monotonic()
+        for fd in ready:
+            if fd == fifo_fd:
+                with contextlib.suppress(BlockingIOError):
+                    fifo_buf += os.read(fd, 4096)
+                *lines, fifo_buf = fifo_buf.split(b"\n")
+                for line in lines:
+                    job = jobs[int(line.split()[1])]
+                    if job.stop is None:
+                        job.stop = now - job.started
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(job.pid, signal.SIGTERM)
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:  # EIO: the PTY's last slave fd closed
+                chunk = b""
+            if chunk and not fds[fd].tui:
+                fds[fd].out += chunk
+            if not chunk:
+                os.close(fd)
+                del fds[fd]
+        if now - sampled >= 0.1:
+            sampled, kids = now, _children()
+            for job in live.values():
+                cpu, rss = tree_usage(job.pid, kids)
+                job.peak_rss_kb = max(job.peak_rss_kb, rss)
+                for t in window:
+                    if t not in job.window_cpu and now - job.started >= t:
+                        job.window_cpu[t] = cpu
+        for pid, job in list(live.items()):
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                job.wall, job.rc = time.monotonic() - job.started, _exit_code(status)
+                job.tree_cpu_s = usage.ru_utime + usage.ru_stime
+                del live[pid]
+                if job.tui:  # nothing of its group outlives it
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(pid, signal.SIGKILL)
+            elif now > deadline:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL) if job.tui else os.kill(pid, signal.SIGKILL)
+    for fd in fds:
+        os.close(fd)
+    os.close(fifo_fd)
+    os.close(keeper)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+CONTENDERS = {"claude_print": "claude-print", "bare_tui": "bare TUI", "claude_p": "claude -p"}
+
+
+def _requests(job: Job) -> Dict[str, Any]:
+    """The fake API's hits during one run: POSTs (billed requests), and every hit's kind."""
+    kinds = [f"{h['method']} {h['kind']}" for h in job.hits]
+    return {"posts": sum(1 for h in job.hits if h["method"] == "POST"), "kinds": kinds}
 
 
 # --- statistics and trace parsing -----------------------------------------
@@ -872,6 +1046,18 @@ class Bench:
                 for pr in prompts
             ]
             out[name] = self._batch(argvs, prompts)
+        self.log(f"parallel: {count} x bare_tui at once", own_batch_running=True)
+        jobs = [self.job("bare_tui", self.prompt("par-bare_tui")) for _ in range(count)]
+        started = time.monotonic()
+        run_many(jobs, str(self.project))
+        ends = [j.started - started + j.wall for j in jobs if j.wall is not None]
+        out["bare_tui"] = {
+            "batch_wall_ms": round(max(ends) * 1000, 1) if ends else None,
+            "per_run_wall_ms": summary(ends),
+            "tree_cpu_total_s": round(sum(j.tree_cpu_s for j in jobs), 2),
+            "all_correct": all(self.job_ok(j) for j in jobs),
+            "correct": sum(1 for j in jobs if self.job_ok(j)),
+        }
         return out
 
     def _batch(self, argvs: List[List[str]], prompts: List[str]) -> Dict[str, Any]:
@@ -928,6 +1114,62 @@ class Bench:
             "correct": sum(1 for r in results if r["ok"]),
             "failures": [r for r in results if not r["ok"]][:5],
         }
+
+    # fleet efficiency (issue 12): the three contenders, whole process trees
+
+    def job(self, who: str, prompt: str, env: Optional[Dict[str, str]] = None) -> Job:
+        env = self.env if env is None else env
+        if who == "claude_print":
+            return Job([*self.claude_print, prompt], prompt, env)
+        if who == "bare_tui":
+            return Job([self.claude], prompt, env, tui=True)
+        return Job(["claude", "-p", prompt], prompt, env)
+
+    def job_ok(self, job: Job) -> bool:
+        if job.tui:
+            return job.stop is not None and self.api.request_time(job.prompt) is not None
+        return job.rc == 0 and bytes(job.out) == (self.api.expected(job.prompt) + "\n").encode()
+
+    def run_one(self, job: Job, window: Sequence[float] = ()) -> Job:
+        before = len(self.api.server.hits)
+        run_many([job], str(self.project), window)
+        job.hits = self.api.server.hits_since(before)
+        return job
+
+    def fleet(self, reps: int, wait: float, window: Tuple[float, float]) -> Dict[str, Any]:
+        """Per contender, in rotating order: a run whose answer takes `wait` s (tree CPU
+        sampled over `window`), a short run (tree CPU, wall, API requests), and one short
+        run each with non-essential traffic on and with a subscription (OAuth) login."""
+        self.log(f"fleet: {reps} x (waiting run, short run) per contender")
+        names = list(CONTENDERS)
+        runs: Dict[str, Dict[str, List[Job]]] = {n: {"wait": [], "short": []} for n in names}
+        for rep in range(reps):
+            for who in names[rep % 3 :] + names[: rep % 3]:
+                prompt = f"{self.prompt('wait-' + who)} [[sleep:{wait:g}]]"
+                runs[who]["wait"].append(self.run_one(self.job(who, prompt), window))
+                runs[who]["short"].append(self.run_one(self.job(who, self.prompt(who))))
+        dead = "http://127.0.0.1:9"  # nothing leaves the machine with traffic on
+        traffic_on = {
+            k: v for k, v in self.env.items() if k != "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+        }
+        traffic_on.update(HTTPS_PROXY=dead, HTTP_PROXY=dead, NO_PROXY="127.0.0.1,localhost")
+        envs = {"traffic_on": traffic_on, "oauth": FAKE_API.subscription_env(self.env)}
+        out: Dict[str, Any] = {}
+        for who in names:
+            wait_runs, short = runs[who]["wait"], runs[who]["short"]
+            requests = {"bench_env": [_requests(j) for j in short]}
+            for env_name, env in envs.items():
+                requests[env_name] = [_requests(self.run_one(self.job(who, self.prompt(who), env)))]
+            everything = wait_runs + short
+            out[who] = {
+                "wait_cpu_pct": summary([j.window_pct() for j in wait_runs], 1),
+                "short_cpu_ms": summary([j.tree_cpu_s for j in short]),
+                "short_wall_ms": summary([j.wall for j in short]),
+                "peak_tree_rss_kb": summary([float(j.peak_rss_kb) for j in everything], 1),
+                "requests": requests,
+                "all_correct": all(self.job_ok(j) for j in everything),
+            }
+        return out
 
     def leftovers(self) -> List[str]:
         marker = str(self.root).encode()
@@ -1042,10 +1284,12 @@ def print_table(r: Dict[str, Any]) -> None:
     for name, row in r["parallel"].items():
         w(
             f"  {name:14s} batch {row['batch_wall_ms']} ms, per run {fmt(row['per_run_wall_ms'])}, "
-            f"CPU {row['tree_cpu_total_s']} s (top process {row['own_cpu_total_s']} s), "
+            f"CPU {row['tree_cpu_total_s']} s (top process {row.get('own_cpu_total_s', '-')} s), "
             f"all correct: {row['all_correct']} "
             f"({row['correct']})\n"
         )
+    if "fleet" in r:
+        print_fleet(r)
     w("\ntargets\n")
     for name, t in r["targets"].items():
         mark = "    " if t["met"] is None else "MET " if t["met"] else "MISS"
@@ -1054,6 +1298,40 @@ def print_table(r: Dict[str, Any]) -> None:
     loads = r["load_average_1min"]
     if max(loads) > 1.5 * (r["machine"]["cores_usable"] or 1):
         w(f"WARNING: the machine was busy (1-min load average up to {max(loads)}): noisy\n")
+
+
+def _posts(runs: List[Dict[str, Any]]) -> str:
+    return "/".join(sorted({str(run["posts"]) for run in runs}))
+
+
+def print_fleet(r: Dict[str, Any]) -> None:
+    """The issue-12 table: whole process trees, claude-print / bare TUI / claude -p."""
+    f, par, w = r["fleet"], r["parallel"], sys.stdout.write
+    w(f"\nfleet efficiency, whole process tree ({r['claude_code_version']})\n")
+    w(f"  {'':38s}" + "".join(f"{label:>16s}" for label in CONTENDERS.values()) + "\n")
+
+    def row(label: str, cell: Callable[[str], Any]) -> None:
+        cells = []
+        for who in CONTENDERS:
+            with contextlib.suppress(KeyError, TypeError, ZeroDivisionError):
+                cells.append(str(cell(who)))
+                continue
+            cells.append("-")
+        w(f"  {label:38s}" + "".join(f"{c:>16s}" for c in cells) + "\n")
+
+    row("CPU while waiting (% of a core)", lambda x: f[x]["wait_cpu_pct"]["median"])
+    row("CPU per short run (ms)", lambda x: f[x]["short_cpu_ms"]["median"])
+    for env in ("bench_env", "traffic_on", "oauth"):
+
+        def posts(who: str, env: str = env) -> str:
+            return _posts(f[who]["requests"][env])
+
+        row(f"API requests per run ({env})", posts)
+    row("peak RSS of the tree (MB)", lambda x: round(f[x]["peak_tree_rss_kb"]["max"] / 1024))
+    row("end-to-end latency, short run (ms)", lambda x: f[x]["short_wall_ms"]["median"])
+    row("parallel batch: wall (ms)", lambda x: par[x]["batch_wall_ms"])
+    row("parallel batch: tree CPU (s)", lambda x: par[x]["tree_cpu_total_s"])
+    row("all answers correct", lambda x: f[x]["all_correct"] and par[x]["all_correct"])
 
 
 def first_line(path: str) -> str:
@@ -1112,32 +1390,23 @@ def targets(r: Dict[str, Any]) -> Dict[str, Any]:
 T0 = time.monotonic()
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=None, help="runs per measurement (default 15)")
-    p.add_argument("--parallel", type=int, default=None, help="batch size (default 20)")
-    p.add_argument("--quick", action="store_true", help="3 runs, batches of 4 (unless given)")
-    p.add_argument(
-        "--claude", default=os.environ.get("CLAUDE_PRINT_TEST_CLAUDE", str(FAKE_API.PINNED_BINARY))
+def release_binary(release: str) -> str:
+    """scripts/install-claude-code RELEASE: installs it when missing, prints its path."""
+    out = subprocess.run(
+        [str(ROOT / "scripts" / "install-claude-code"), release],
+        check=True,
+        capture_output=True,
+        text=True,
     )
-    p.add_argument(
-        "--claude-print",
-        choices=("installed", "pyz", "module"),
-        default="installed",
-        help="installed by install.sh into the temp dir (default: what users run), "
-        "dist/claude-print.pyz under this Python, or python3 -m claude_print",
-    )
-    p.add_argument("--out", default=str(ROOT / "bench" / "results-latest.json"))
-    p.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = p.parse_args(argv)
-    runs = args.runs or (3 if args.quick else 15)
-    par = args.parallel or (4 if args.quick else 20)
-    if not os.access(args.claude, os.X_OK):
-        sys.exit(f"bench: no Claude Code at {args.claude} (run scripts/install-claude-code)")
-    pyz_sha = ensure_pyz()
+    return out.stdout.strip().splitlines()[-1]
+
+
+def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Dict[str, Any]:
+    """Every measurement on one Claude Code binary (args.claude)."""
+    wait, window = (10.0, (3.0, 8.0)) if args.quick else (16.0, (4.0, 14.0))
     bench = Bench(args)
     try:
-        bench.log(f"warm-up (temp dir {bench.root})")
+        bench.log(f"warm-up (temp dir {bench.root}, {args.claude})")
         bench.claude_p_run()
         bench.claude_print_run(bench.project)  # also unpacks the pyz into ~/.shiv
         result: Dict[str, Any] = {
@@ -1150,13 +1419,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 "first_line": first_line(bench.claude_print[-1]),
                 "pyz_sha256": pyz_sha,
             },
-            "settings": {"runs": runs, "parallel": par, "quick": args.quick},
+            "settings": {"runs": runs, "parallel": par, "quick": args.quick, "wait_s": wait},
         }
         result["e2e"] = bench.e2e(runs)
         result["floor"] = bench.floor()
         result["phases"] = bench.phases(runs)
         result["untrusted"] = bench.untrusted()
         result["cpu_rss"] = bench.cpu_rss(runs)
+        result["fleet"] = bench.fleet(1 if args.quick else 3, wait, window)
         result["parallel"] = bench.parallel(par)
         time.sleep(0.2)
         result["leftovers"] = bench.leftovers()
@@ -1166,9 +1436,58 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         result["bench_seconds"] = round(time.monotonic() - T0, 1)
     finally:
         bench.close()
-    print_table(result)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    sys.stdout.write(f"\nwrote {args.out} ({result['bench_seconds']} s)\n")
+    return result
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=None, help="runs per measurement (default 15)")
+    p.add_argument("--parallel", type=int, default=None, help="batch size (default 20)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 runs, batches of 4 (unless given), one 10 s waiting run per contender",
+    )
+    p.add_argument(
+        "--release",
+        default="2.1.197,2.1.330",
+        help="Claude Code releases, comma-separated (installed by scripts/install-claude-code)",
+    )
+    p.add_argument("--claude", default=None, help="one Claude Code binary instead of --release")
+    p.add_argument(
+        "--claude-print",
+        choices=("installed", "pyz", "module"),
+        default="installed",
+        help="installed by install.sh into the temp dir (default: what users run), "
+        "dist/claude-print.pyz under this Python, or python3 -m claude_print",
+    )
+    p.add_argument(
+        "--out",
+        default=str(ROOT / "bench" / "results-latest.json"),
+        help="all releases' results (each also goes to bench/results-RELEASE.json)",
+    )
+    p.add_argument("--keep", action="store_true", help="keep the temp dir")
+    args = p.parse_args(argv)
+    runs = args.runs or (3 if args.quick else 15)
+    par = args.parallel or (4 if args.quick else 20)
+    claudes = [args.claude] if args.claude else [release_binary(r) for r in args.release.split(",")]
+    for claude in claudes:
+        if not os.access(claude, os.X_OK):
+            sys.exit(f"bench: no Claude Code at {claude} (run scripts/install-claude-code)")
+    pyz_sha = ensure_pyz()
+    results: Dict[str, Any] = {}
+    for claude in claudes:
+        result = bench_one(
+            argparse.Namespace(**{**vars(args), "claude": claude}), runs, par, pyz_sha
+        )
+        version = result["claude_code_version"].split()[0]
+        results[version] = result
+        print_table(result)
+        if not args.claude:
+            path = ROOT / "bench" / f"results-{version}.json"
+            path.write_text(json.dumps(result, indent=2) + "\n")
+    Path(args.out).write_text(json.dumps({"releases": results}, indent=2) + "\n")
+    sys.stdout.write(f"\nwrote {args.out} ({round(time.monotonic() - T0, 1)} s)\n")
     return 0
 
 
