@@ -15,6 +15,16 @@ prompt, so one server serves every scenario at once (and parallel runs):
 - ``[[texts:A|B]]``: one message with several text blocks (A, then B);
 - ``[[texttool:TEXT|Bash:<command>]]``: one message with a text block and a
   tool_use block; after the tool_result the model answers ``Tool turn done.``;
+- ``[[structured:JSON]]``, when the request offers a tool whose name ends with
+  ``StructuredOutput`` (``claude -p --json-schema``'s own tool, or an MCP server's
+  ``mcp__<server>__StructuredOutput``): a tool_use of that tool whose input is JSON,
+  verbatim (so it may even be malformed; a JSON array ending in ``]]`` ends the
+  directive early); after a successful tool_result the model answers
+  ``Structured output provided.``. Without such a tool the directive is ignored (the
+  default answer follows);
+- ``[[structured_bad:JSON]]``: the same, but the model sends JSON on every call, also
+  after an error tool_result (to reach the retry limit); with ``[[structured:GOOD]]``
+  too, it sends JSON first and GOOD once a tool_result said it was wrong;
 - ``[[usage_limit:CLAIM]]`` or ``[[usage_limit:CLAIM:EPOCH]]``: a subscription's usage
   limit: HTTP 429 rate_limit_error with ``anthropic-ratelimit-unified-status: rejected``,
   ``...-representative-claim: CLAIM`` (``five_hour``, ``seven_day``, ...) and
@@ -147,6 +157,46 @@ def first_user_prompt_with_directive(body: Dict[str, Any]) -> str:
     return ""
 
 
+STRUCTURED_SUFFIX = "StructuredOutput"
+STRUCTURED_DONE = "Structured output provided."
+
+
+def structured_tool(body: Dict[str, Any]) -> Optional[str]:
+    """The offered tool whose name ends with ``StructuredOutput``, if any."""
+    for tool in body.get("tools") or []:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if isinstance(name, str) and name.endswith(STRUCTURED_SUFFIX):
+            return name
+    return None
+
+
+def tool_results(body: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Every tool_result block of the conversation, oldest first."""
+    found = []
+    for message in body.get("messages", []):
+        content = message.get("content") if message.get("role") == "user" else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found.append(block)
+    return found
+
+
+def plan_structured(body: Dict[str, Any], source: str) -> Optional[Tuple[str, Any]]:
+    """The structured-output directives: a tool_use of the offered StructuredOutput
+    tool, or the closing text once it succeeded; None when they do not apply."""
+    directives = dict(_DIRECTIVE.findall(source))
+    name = structured_tool(body)
+    if name is None or not ({"structured", "structured_bad"} & set(directives)):
+        return None
+    results = tool_results(body)
+    if has_tool_result(body) and results and not results[-1].get("is_error"):
+        return ("text", STRUCTURED_DONE)
+    failed = any(r.get("is_error") for r in results)
+    if "structured_bad" in directives and not ("structured" in directives and failed):
+        return ("tool_json", (name, directives["structured_bad"].strip()))
+    return ("tool_json", (name, directives["structured"].strip()))
+
+
 def is_side_request(prompt: str) -> bool:
     """Title/summary requests the TUI makes besides the turn itself."""
     return "Write the title" in prompt
@@ -185,12 +235,15 @@ def request_kind(body: Dict[str, Any]) -> str:
 
 
 def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
-    """Decide the answer: ("error", status) | ("tool", (name, command)) | ("text", text)."""
+    """Decide the answer: ("error", status) | ("tool", (name, command)) |
+    ("tool_json", (name, raw input JSON)) | ("text", text) | ("blocks", [...])."""
     prompt = last_user_text(body)
-    if has_tool_result(body):
-        source = first_user_prompt_with_directive(body)
-        if "[[tool:" in source or "[[texttool:" in source:
-            return ("text", "Tool turn done.")
+    source = first_user_prompt_with_directive(body) if has_tool_result(body) else prompt
+    structured = plan_structured(body, source)
+    if structured is not None:
+        return structured
+    if has_tool_result(body) and ("[[tool:" in source or "[[texttool:" in source):
+        return ("text", "Tool turn done.")
     directives = dict(_DIRECTIVE.findall(prompt))
     if "error" in directives:
         return ("error", int(directives["error"]))
@@ -245,8 +298,8 @@ def stream_events(model: str, kind: str, payload: Any, in_tokens: int) -> Iterat
     blocks = payload if kind == "blocks" else [(kind, payload)]
     stop_reason, out_tokens = "end_turn", 0
     for index, (block_kind, block_payload) in enumerate(blocks):
-        if block_kind == "tool":
-            yield from tool_block_events(index, block_payload)
+        if block_kind in ("tool", "tool_json"):
+            yield from tool_block_events(index, block_payload, raw=block_kind == "tool_json")
             stop_reason, out_tokens = "tool_use", out_tokens + 12
         else:
             text = str(block_payload)
@@ -263,7 +316,8 @@ def stream_events(model: str, kind: str, payload: Any, in_tokens: int) -> Iterat
     yield sse("message_stop", {"type": "message_stop"})
 
 
-def tool_block_events(index: int, payload: Tuple[str, str]) -> Iterator[bytes]:
+def tool_block_events(index: int, payload: Tuple[str, str], raw: bool = False) -> Iterator[bytes]:
+    """A tool_use block: a Bash-style input for `command`, or with `raw` the input JSON as is."""
     name, command = payload
     tool_id = "toolu_" + uuid.uuid4().hex[:24]
     block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
@@ -271,7 +325,11 @@ def tool_block_events(index: int, payload: Tuple[str, str]) -> Iterator[bytes]:
         "content_block_start",
         {"type": "content_block_start", "index": index, "content_block": block},
     )
-    args = json.dumps({"command": command, "description": "Run the requested command"})
+    args = (
+        command
+        if raw
+        else json.dumps({"command": command, "description": "Run the requested command"})
+    )
     delta = {"type": "input_json_delta", "partial_json": args}
     yield sse(
         "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
