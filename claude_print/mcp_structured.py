@@ -1,0 +1,311 @@
+"""`--json-schema` for the TUI: a stdio MCP server offering `claude -p`'s StructuredOutput tool.
+
+`claude -p --json-schema SCHEMA` gives the model one more tool, ``StructuredOutput``,
+whose input schema is SCHEMA, and returns the tool's validated input as the result's
+``structured_output``. The interactive TUI accepts ``--json-schema`` but ignores it, so
+claude-print serves the same tool itself: this module is a Model Context Protocol
+server (JSON-RPC 2.0, one message a line on stdin/stdout) that Claude Code starts from
+the ``--mcp-config`` document `mcp_config` builds. The model sees it as
+``mcp__claude-print__StructuredOutput``.
+
+What `claude -p` does, measured on 2.1.197 and 2.1.330 against tests/fake_api.py:
+
+- the tool: name ``StructuredOutput``, description `DESCRIPTION`, ``input_schema`` the
+  schema exactly as given; nothing is added to the system prompt;
+- a valid call ends the turn at once (no further API call): ``result`` is
+  ``JSON.stringify(input)``, ``structured_output`` the input, ``stop_reason``
+  ``tool_use``, ``num_turns`` 2 (one more per failed attempt before it);
+- an invalid call gets the tool_result ``Output does not match required schema: ...``
+  (`schema_check.mismatch`, ``is_error: true``) and the model tries again; after
+  `MAX_ATTEMPTS` failed calls (``MAX_STRUCTURED_OUTPUT_RETRIES`` overrides it) the run
+  ends with ``error_max_structured_output_retries`` (`retries_message`), exit 1;
+- a model that answers without calling the tool gets one more user message,
+  `ENFORCE_MESSAGE`, and one more API call; if it still does not call the tool, the
+  result is a plain success without ``structured_output``.
+
+Run it as ``python3 -S -c <BOOT> <package parent> <schema file>`` (`server_command`):
+that works from a checkout, from shiv's extracted cache and straight from the
+``.pyz`` (zipimport), with the interpreter claude-print runs on. It imports json, re
+and math only: about 15 ms to its first answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from typing import IO, Any, Dict, List, Optional
+
+from claude_print import schema_check
+
+SERVER_NAME = "claude-print"
+TOOL_NAME = "StructuredOutput"
+# How the TUI names the tool (and the transcript records it): mcp__<server>__<tool>.
+QUALIFIED_NAME = f"mcp__{SERVER_NAME}__{TOOL_NAME}"
+DESCRIPTION = (
+    "Use this tool to return your final response in the requested structured format. "
+    "You MUST call this tool exactly once at the end of your response to provide the "
+    "structured output."
+)
+SUCCESS_TEXT = "Structured output provided successfully"
+# `claude -p`'s user message after an answer that did not call the tool (sent once).
+ENFORCE_MESSAGE = (
+    "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this "
+    "request. Call this tool now."
+)
+MAX_ATTEMPTS = 5  # failed calls before error_max_structured_output_retries
+RETRIES_ENV = "MAX_STRUCTURED_OUTPUT_RETRIES"
+# From this release `claude -p` adds the last tool error to the retries message (and
+# details to each schema error); 2.1.248 was the last measured release without.
+DETAILED_FROM = (2, 1, 260)
+PROTOCOL_VERSION = "2025-06-18"  # answered when the client asks for none
+SERVER_VERSION = "1"
+
+# The server's whole program: the package parent goes first on sys.path so the
+# package is found in a checkout, shiv's cache or the .pyz itself.
+BOOT = (
+    "import sys;sys.path.insert(0,sys.argv[1]);"
+    "from claude_print.mcp_structured import main;sys.exit(main(sys.argv[2:]))"
+)
+
+
+def package_parent() -> str:
+    """The directory (or archive path) that holds the claude_print package."""
+    import os
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def server_command(
+    schema_path: str, ready_path: Optional[str] = None, python: Optional[str] = None
+) -> List[str]:
+    """argv that runs this server for the schema in `schema_path` (and creates
+    `ready_path` once Claude Code has listed the tool)."""
+    argv = [python or sys.executable, "-S", "-c", BOOT, package_parent(), schema_path]
+    return argv + ([ready_path] if ready_path else [])
+
+
+def mcp_config(
+    schema_path: str, ready_path: Optional[str] = None, python: Optional[str] = None
+) -> Dict[str, Any]:
+    """The `--mcp-config` JSON that makes the TUI start this server. `alwaysLoad` keeps
+    the tool out of tool search (2.1.330 defers MCP tools by default)."""
+    argv = server_command(schema_path, ready_path, python)
+    return {
+        "mcpServers": {
+            SERVER_NAME: {
+                "type": "stdio",
+                "command": argv[0],
+                "args": argv[1:],
+                "alwaysLoad": True,
+            }
+        }
+    }
+
+
+def parse_schema_argument(text: str) -> Optional[Dict[str, Any]]:
+    """The `--json-schema` argument as `claude -p` 2.1.330 takes it: None for an empty
+    one (no structured output), else a JSON object that is a usable schema.
+    Raises SchemaError with `claude -p`'s message (it prints ``Error: <message>`` on
+    stderr and exits 1, nothing on stdout)."""
+    if not text:
+        return None
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise schema_check.SchemaError(f"--json-schema is not valid JSON: {exc}") from None
+    if not isinstance(schema, dict):
+        raise schema_check.SchemaError("--json-schema must be a JSON object")
+    problem = schema_check.check_schema(schema)
+    if problem is not None:
+        raise schema_check.SchemaError(f"--json-schema is not a valid JSON Schema: {problem}")
+    return schema
+
+
+def max_attempts(environ: Optional[Dict[str, str]] = None) -> int:
+    """Failed calls allowed: MAX_STRUCTURED_OUTPUT_RETRIES when it is a number, else 5."""
+    import os
+
+    value = (environ if environ is not None else os.environ).get(RETRIES_ENV, "")
+    try:
+        return int(value)
+    except ValueError:
+        return MAX_ATTEMPTS
+
+
+def retries_message(attempts: int, last_error: Optional[str], detailed: bool = True) -> str:
+    """`errors[0]` of error_max_structured_output_retries (text mode prints
+    ``Error: `` and this, without a newline). `detailed`: 2.1.260 on."""
+    message = f"Failed to provide valid structured output after {attempts} attempts"
+    if detailed and last_error:
+        message += f" \u2014 last StructuredOutput error: {last_error}"
+    return message
+
+
+def structured_result(
+    tool_uses: List[Dict[str, Any]], tool_results: List[Dict[str, Any]]
+) -> Optional[Dict[str, Any]]:
+    """The accepted StructuredOutput input of a turn (`TurnSummary.tool_uses` and
+    `.tool_results`): the last call whose result is not an error; None without one.
+    Either tool name counts (the MCP one, or `claude -p`'s own in a resumed session)."""
+    failed = {r.get("tool_use_id") for r in tool_results if r.get("is_error")}
+    answered = {r.get("tool_use_id") for r in tool_results}
+    for use in reversed(tool_uses):
+        if use.get("name") not in (QUALIFIED_NAME, TOOL_NAME):
+            continue
+        if use.get("id") in answered and use.get("id") not in failed:
+            value = use.get("input")
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def failed_attempts(tool_uses: List[Dict[str, Any]], tool_results: List[Dict[str, Any]]) -> int:
+    """How many StructuredOutput calls of the turn got an error result."""
+    ids = {u.get("id") for u in tool_uses if u.get("name") in (QUALIFIED_NAME, TOOL_NAME)}
+    return sum(1 for r in tool_results if r.get("is_error") and r.get("tool_use_id") in ids)
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+class Server:
+    """One MCP session over line-delimited JSON-RPC; `handle` answers one message."""
+
+    def __init__(self, schema: Dict[str, Any], ready_path: Optional[str] = None) -> None:
+        self.schema = schema
+        self.ready_path = ready_path  # created once the tool has been listed
+
+    def tool(self) -> Dict[str, Any]:
+        return {
+            "name": TOOL_NAME,
+            "description": DESCRIPTION,
+            "inputSchema": self.schema,
+            # Never deferred behind tool search, whatever the server config says.
+            "_meta": {"anthropic/alwaysLoad": True},
+        }
+
+    def call(self, name: Any, arguments: Any) -> Dict[str, Any]:
+        """A tools/call result: the tool's answer, as `claude -p`'s tool gives it."""
+        if name != TOOL_NAME:
+            return _text_result(f"Unknown tool: {name}", error=True)
+        value = arguments if arguments is not None else {}
+        try:
+            problem = schema_check.mismatch(self.schema, value)
+        except schema_check.SchemaError as exc:  # checked at start; kept for safety
+            return _text_result(str(exc), error=True)
+        if problem is not None:
+            return _text_result(problem, error=True)
+        return _text_result(SUCCESS_TEXT, error=False)
+
+    def handle(self, message: Any) -> Optional[Dict[str, Any]]:
+        """The response to one JSON-RPC message (None for a notification or a response)."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return _error(None, -32600, "Invalid Request")
+        if "method" not in message:
+            return None  # a response to a request of ours: we send none
+        method = message.get("method")
+        has_id = "id" in message
+        request_id = message.get("id")
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if not has_id:
+            return None  # notifications/initialized, notifications/cancelled, ...
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            result: Dict[str, Any] = {
+                "protocolVersion": asked if isinstance(asked, str) else PROTOCOL_VERSION,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": SERVER_NAME, "version": SERVER_VERSION},
+            }
+        elif method == "ping":
+            result = {}
+        elif method == "tools/list":
+            result = {"tools": [self.tool()]}
+            self._ready()
+        elif method == "tools/call":
+            result = self.call(params.get("name"), params.get("arguments"))
+        elif method in ("resources/list", "prompts/list"):
+            result = {method.split("/")[0]: []}
+        else:
+            return _error(request_id, -32601, f"Method not found: {method}")
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def _ready(self) -> None:
+        if self.ready_path:
+            with contextlib.suppress(OSError):
+                open(self.ready_path, "a").close()
+            self.ready_path = None
+
+
+def _text_result(text: str, error: bool) -> Dict[str, Any]:
+    result: Dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if error:
+        result["isError"] = True
+    return result
+
+
+def _error(request_id: Any, code: int, message: str) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def serve(server: Server, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Answer messages until stdin closes."""
+    for line in iter(stdin.readline, b""):
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except ValueError:
+            response: Optional[Dict[str, Any]] = _error(None, -32700, "Parse error")
+        else:
+            if isinstance(message, list):  # a batch (2025-03-26 allowed them)
+                answers = [a for a in (server.handle(m) for m in message) if a is not None]
+                if answers:
+                    _write(stdout, answers)
+                continue
+            response = server.handle(message)
+        if response is not None:
+            _write(stdout, response)
+
+
+def _write(stdout: IO[bytes], obj: Any) -> None:
+    stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+    stdout.flush()
+
+
+def main(argv: List[str]) -> int:
+    """``<schema file> [<ready file>]``: serve the StructuredOutput tool for that schema on
+    stdin/stdout; create the ready file (if given) once the TUI has listed the tool."""
+    if len(argv) not in (1, 2):
+        sys.stderr.write("usage: mcp_structured SCHEMA_FILE [READY_FILE]\n")
+        return 2
+    try:
+        with open(argv[0], encoding="utf-8") as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"claude-print StructuredOutput server: cannot read {argv[0]}: {exc}\n")
+        return 2
+    if not isinstance(schema, dict):
+        sys.stderr.write("claude-print StructuredOutput server: the schema is not an object\n")
+        return 2
+    server = Server(schema, argv[1] if len(argv) > 1 else None)
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
+        serve(server, sys.stdin.buffer, sys.stdout.buffer)
+    return 0
+
+
+__all__ = [
+    "DESCRIPTION",
+    "ENFORCE_MESSAGE",
+    "MAX_ATTEMPTS",
+    "QUALIFIED_NAME",
+    "SERVER_NAME",
+    "Server",
+    "failed_attempts",
+    "max_attempts",
+    "mcp_config",
+    "parse_schema_argument",
+    "retries_message",
+    "server_command",
+    "structured_result",
+]
