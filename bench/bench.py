@@ -1404,6 +1404,7 @@ def release_binary(release: str) -> str:
 def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Dict[str, Any]:
     """Every measurement on one Claude Code binary (args.claude)."""
     wait, window = (10.0, (3.0, 8.0)) if args.quick else (16.0, (4.0, 14.0))
+    started = time.monotonic()
     bench = Bench(args)
     try:
         bench.log(f"warm-up (temp dir {bench.root}, {args.claude})")
@@ -1433,7 +1434,7 @@ def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Di
         bench.log("done", own_batch_running=True)
         result["load_average_1min"] = [round(x, 2) for x in bench.loads]
         result["targets"] = targets(result)
-        result["bench_seconds"] = round(time.monotonic() - T0, 1)
+        result["bench_seconds"] = round(time.monotonic() - started, 1)
     finally:
         bench.close()
     return result
