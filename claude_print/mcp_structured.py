@@ -23,6 +23,24 @@ What `claude -p` does, measured on 2.1.197 and 2.1.330 against tests/fake_api.py
   `ENFORCE_MESSAGE`, and one more API call; if it still does not call the tool, the
   result is a plain success without ``structured_output``.
 
+Wiring it into a TUI run (measured on 2.1.197 and 2.1.330 with a scratch driver):
+
+- argv: ``--mcp-config <file holding mcp_config(...)>`` and ``--allowedTools
+  mcp__claude-print__StructuredOutput`` (else PermissionRequest, which claude-print
+  denies); claude-print's own ``--settings`` must carry the hooks below (a second
+  ``--settings`` replaces the first);
+- the TUI connects MCP servers in the background and its first request goes out
+  without the tool ("servers are still connecting"), even 0.26 s after the server
+  answered tools/list: a UserPromptSubmit hook that waits for the ready file (second
+  argument) and then 0.3 s more made the tool appear (0.3, 0.6, 1.0 s: all passed);
+- a PostToolUse hook (matcher `QUALIFIED_NAME`) answering ``{"continue": false}`` ends
+  the turn after the accepted call with no further API call, as `claude -p` does; no
+  Stop hook fires then (end the run from the transcript, as for --max-turns). It does
+  not fire for a rejected call;
+- a rejected call fires PostToolUseFailure (``error`` holds the tool's text), whose
+  ``{"continue": false}`` does NOT stop the turn: without a limit of claude-print's
+  own the TUI retries forever (353 API calls in 40 s).
+
 Run it as ``python3 -S -c <BOOT> <package parent> <schema file>`` (`server_command`):
 that works from a checkout, from shiv's extracted cache and straight from the
 ``.pyz`` (zipimport), with the interpreter claude-print runs on. It imports json, re
@@ -34,7 +52,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from typing import IO, Any, Dict, List, Optional
+from typing import IO, Any, Dict, List, Optional, Tuple
 
 from claude_print import schema_check
 
@@ -103,11 +121,12 @@ def mcp_config(
     }
 
 
-def parse_schema_argument(text: str) -> Optional[Dict[str, Any]]:
-    """The `--json-schema` argument as `claude -p` 2.1.330 takes it: None for an empty
-    one (no structured output), else a JSON object that is a usable schema.
-    Raises SchemaError with `claude -p`'s message (it prints ``Error: <message>`` on
-    stderr and exits 1, nothing on stdout)."""
+def parse_schema_argument(text: str, strict: bool = True) -> Optional[Dict[str, Any]]:
+    """The `--json-schema` argument as `claude -p` takes it: None for an empty one (no
+    structured output), else a JSON object. Raises SchemaError with `claude -p`'s
+    message (it prints ``Error: <message>`` on stderr and exits 1, nothing on stdout).
+    `strict` (2.1.330): the schema must be usable too. 2.1.197 checks only JSON and
+    object; with an unusable schema it runs without the tool (`usable_schema`)."""
     if not text:
         return None
     try:
@@ -116,10 +135,42 @@ def parse_schema_argument(text: str) -> Optional[Dict[str, Any]]:
         raise schema_check.SchemaError(f"--json-schema is not valid JSON: {exc}") from None
     if not isinstance(schema, dict):
         raise schema_check.SchemaError("--json-schema must be a JSON object")
-    problem = schema_check.check_schema(schema)
+    problem = schema_check.check_schema(schema) if strict else None
     if problem is not None:
         raise schema_check.SchemaError(f"--json-schema is not a valid JSON Schema: {problem}")
     return schema
+
+
+def usable_schema(schema: Dict[str, Any], formats_checked: bool = False) -> bool:
+    """Whether `claude -p` offers the tool for `schema` at all. 2.1.197 compiles it with
+    Ajv's format checks on (`formats_checked`), so any `format` makes it unusable there."""
+    if schema_check.check_schema(schema) is not None:
+        return False
+    return not (formats_checked and '"format"' in json.dumps(schema))
+
+
+# Where `claude -p` puts `structured_output` in its result object (measured on all 14
+# captured releases): after `permission_denials` up to 2.1.205, after `result` from 2.1.221.
+STRUCTURED_AFTER_RESULT_FROM = (2, 1, 221)
+# error_max_structured_output_retries has `terminal_reason`
+# "structured_output_retry_exhausted" from 2.1.221 (none before).
+RETRY_TERMINAL_REASON = "structured_output_retry_exhausted"
+
+
+def with_structured_output(
+    obj: Dict[str, Any], value: Any, version: Tuple[int, ...]
+) -> Dict[str, Any]:
+    """`obj` (a release-shaped success result) with `structured_output` where that
+    release's `claude -p` prints it, and `result` the value's JSON text, as there."""
+    anchor = "result" if version >= STRUCTURED_AFTER_RESULT_FROM else "permission_denials"
+    out: Dict[str, Any] = {}
+    for key, item in obj.items():
+        out[key] = schema_check.js_json(value) if key == "result" else item
+        if key == anchor:
+            out["structured_output"] = value
+    if "structured_output" not in out:
+        out["structured_output"] = value
+    return out
 
 
 def max_attempts(environ: Optional[Dict[str, str]] = None) -> int:
@@ -308,4 +359,6 @@ __all__ = [
     "retries_message",
     "server_command",
     "structured_result",
+    "usable_schema",
+    "with_structured_output",
 ]

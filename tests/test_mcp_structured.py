@@ -267,3 +267,26 @@ def test_max_attempts_honours_the_environment() -> None:
     assert ms.max_attempts({}) == 5
     assert ms.max_attempts({"MAX_STRUCTURED_OUTPUT_RETRIES": "2"}) == 2
     assert ms.max_attempts({"MAX_STRUCTURED_OUTPUT_RETRIES": "x"}) == 5
+
+
+def test_lenient_schema_argument_as_2_1_197() -> None:
+    assert ms.parse_schema_argument('{"type":"foo"}', strict=False) == {"type": "foo"}
+    assert not ms.usable_schema({"type": "foo"})
+    email = {"type": "object", "properties": {"d": {"type": "string", "format": "email"}}}
+    assert ms.usable_schema(email) and not ms.usable_schema(email, formats_checked=True)
+
+
+def test_structured_output_goes_where_the_release_puts_it() -> None:
+    old = {"type": "result", "result": "x", "permission_denials": [], "terminal_reason": "c"}
+    placed = ms.with_structured_output(old, {"a": 1}, (2, 1, 197))
+    assert list(placed) == [
+        "type",
+        "result",
+        "permission_denials",
+        "structured_output",
+        "terminal_reason",
+    ]
+    assert placed["result"] == '{"a":1}'
+    new = {"permission_denials": [], "result": "x", "ttft_ms": 1}
+    placed = ms.with_structured_output(new, {"a": 1}, (2, 1, 330))
+    assert list(placed) == ["permission_denials", "result", "structured_output", "ttft_ms"]
