@@ -7,15 +7,16 @@ import contextlib
 import os
 import shutil
 import sys
-from typing import BinaryIO, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from claude_print import __version__, contract
+from claude_print import __version__, contract, flags
 from claude_print.errors import ClaudePrintError
 
 MAX_PROMPT_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 3600.0
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PROMPT_VIA = ("auto", "argv", "editor", "paste")
+INPUT_FORMATS = ("text", "stream-json")
 
 
 class Options(NamedTuple):
@@ -30,7 +31,6 @@ class Options(NamedTuple):
     inherit_hooks: bool = True
     verbose: bool = False
     prompt_via: str = "auto"
-    include_partial_messages: bool = False
     forwarded: Tuple[str, ...] = ()  # flags passed to the TUI as they are
     skip_permissions: bool = False
     permission_mode: Optional[str] = None
@@ -39,9 +39,19 @@ class Options(NamedTuple):
     session_id: Optional[str] = None  # --session-id: the caller's choice
     max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
     no_session_persistence: bool = False  # emulated: the transcript is removed once read
+    user_settings: Optional[Dict[str, Any]] = None  # --settings, merged into claude-print's
+
+
+GROUP_TITLES = {
+    flags.OWN: "claude-print's own, and print mode's",
+    flags.FORWARDED: "forwarded to Claude Code (it does there what it does in claude -p)",
+    flags.EMULATED: "emulated (claude -p only; claude-print does the same)",
+    flags.REFUSED: "refused (exit 2, nothing started)",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `claude -p` command line, one argument per row of flags.FLAGS."""
     p = argparse.ArgumentParser(
         prog="claude-print",
         description=(
@@ -52,66 +62,80 @@ def build_parser() -> argparse.ArgumentParser:
         "124 timeout, 130 interrupted.",
     )
     p.add_argument("prompt", nargs="?", help="the prompt (stdin, if piped, is appended)")
-    p.add_argument("-p", "--print", action="store_true", help="accepted and ignored (compat)")
-    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None)
-    p.add_argument("--input-file", metavar="FILE", help="read the prompt from FILE")
-    p.add_argument("--model")
-    p.add_argument("--max-turns", type=_positive_int, metavar="N")
-    p.add_argument("--max-budget-usd", type=_budget, metavar="AMOUNT")
-    p.add_argument("--no-session-persistence", action="store_true")
-    p.add_argument(
-        "--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="+", action="extend"
-    )
-    p.add_argument(
-        "--disallowedTools",
-        "--disallowed-tools",
-        dest="disallowed_tools",
-        nargs="+",
-        action="extend",
-    )
-    p.add_argument("--dangerously-skip-permissions", action="store_true")
-    p.add_argument("--permission-mode")
-    p.add_argument("--append-system-prompt")
-    p.add_argument("--system-prompt")
-    p.add_argument("--add-dir", nargs="+", action="extend", metavar="DIR")
-    p.add_argument("--mcp-config", metavar="FILE")
-    p.add_argument("--resume", "-r", metavar="SESSION_ID")
-    p.add_argument("--continue", "-c", dest="continue_", action="store_true")
-    p.add_argument("--session-id", metavar="UUID", type=_uuid, help="use this session id")
-    p.add_argument("--fallback-model")
-    p.add_argument("--effort")
-    p.add_argument(
-        "--timeout",
-        type=_positive_float,
-        metavar="SECS",
-        default=None,
-        help=f"give up after SECS seconds (default {DEFAULT_TIMEOUT:g}; exit 124)",
-    )
-    p.add_argument(
-        "--claude-binary", metavar="PATH", help="Claude Code to drive (default: claude on PATH)"
-    )
-    p.add_argument(
-        "--no-inherit-hooks",
-        action="store_true",
-        help="ignore user/project settings and hooks (--setting-sources=)",
-    )
-    p.add_argument(
-        "--prompt-via",
-        choices=PROMPT_VIA,
-        default="auto",
-        help="argv: byte-exact but visible in the process list, max 128 KiB; "
-        "editor: any size, through the input box's external-editor key (Ctrl+G) from a "
-        "private file; the TUI trims trailing whitespace and turns CR into LF; "
-        "paste: a bracketed paste (tabs become 4 spaces; large pastes reach the model "
-        "wrapped in <pasted_content> tags on newer releases); auto: argv for a prompt "
-        "that was on claude-print's own command line, else editor",
-    )
-    p.add_argument("--include-partial-messages", action="store_true")
-    p.add_argument("--verbose", action="store_true", help="timestamped traces on stderr")
-    p.add_argument("--version", "-v", action="store_true", help="print versions and exit")
-    p.add_argument("--check", action="store_true", help="run the self-check doctor and exit")
-    p.add_argument("--clean", action="store_true", help="with --check: remove orphaned temp dirs")
+    groups = {kind: p.add_argument_group(title) for kind, title in GROUP_TITLES.items()}
+    own = _own_arguments()
+    for flag in flags.FLAGS:
+        kwargs: Dict[str, Any] = {"dest": flag.attribute, "help": flag.note or None}
+        if flag.metavar:
+            kwargs["metavar"] = flag.metavar
+        if flag.kind == flags.FORWARDED:
+            kwargs.update(action=_Forward, nargs=_NARGS[flag.takes])
+        elif flag.kind == flags.REFUSED:
+            kwargs.update(action=_Refuse, nargs=_NARGS[flag.takes])
+        else:
+            kwargs.update(own.get(flag.name, {"action": "store_true"}))
+            if "nargs" not in kwargs and kwargs.get("action") != "store_true":
+                kwargs["nargs"] = _NARGS[flag.takes]
+        groups[flag.kind].add_argument(*flag.names, **kwargs)
     return p
+
+
+_NARGS: Dict[str, Any] = {flags.SWITCH: 0, flags.ONE: None, flags.OPTIONAL: "?", flags.SOME: "+"}
+
+
+class _Forward(argparse.Action):
+    """Keeps the flag for the TUI, in command-line order, and its value for claude-print."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Optional[str] = None,
+    ) -> None:
+        flag = flags.BY_NAME[option_string or self.option_strings[0]]
+        if flag.takes == flags.SWITCH:
+            setattr(namespace, self.dest, True)
+            words = [flag.name]
+        elif flag.takes == flags.SOME:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *values])
+            words = [flag.name, *values]
+        elif values is None:  # an optional value, not given
+            setattr(namespace, self.dest, True)
+            words = [flag.name]
+        else:
+            setattr(namespace, self.dest, values)
+            # `--flag=value` when the value could pass for a flag or is empty.
+            odd = values == "" or values.startswith("-")
+            words = [f"{flag.name}={values}"] if odd else [flag.name, values]
+        namespace.forwarded = [*getattr(namespace, "forwarded", []), tuple(words)]
+
+
+class _Refuse(argparse.Action):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Optional[str] = None,
+    ) -> None:
+        raise ClaudePrintError(flags.refusal(flags.BY_NAME[option_string or self.dest]))
+
+
+def _own_arguments() -> Dict[str, Dict[str, Any]]:
+    return {
+        "--output-format": {"choices": OUTPUT_FORMATS, "default": None},
+        "--input-file": {},
+        "--timeout": {"type": _positive_float, "default": None},
+        "--claude-binary": {},
+        "--prompt-via": {"choices": PROMPT_VIA, "default": "auto"},
+        "--max-turns": {"type": _positive_int},
+        "--max-budget-usd": {"type": _budget},
+        "--settings": {"action": "append"},
+        "--resume": {"nargs": "?", "const": ""},
+        "--input-format": {"choices": INPUT_FORMATS},
+        "--permission-prompts": {"choices": ("host", "none")},
+    }
 
 
 def _positive_int(text: str) -> int:
@@ -261,25 +285,22 @@ def choose_delivery(options: Options) -> str:
 
 
 def forwarded_flags(args: argparse.Namespace) -> List[str]:
-    """Flags the TUI understands, in a stable order. -p, --output-format, --timeout never."""
+    """The forwarded flags as the TUI gets them, in command-line order."""
     out: List[str] = []
-    for flag in contract.FORWARDED_VALUE_FLAGS:
-        value = getattr(args, flag[2:].replace("-", "_"), None)
-        if value is not None:
-            out += [flag, value]
-    lists = {
-        "--allowedTools": args.allowed_tools,
-        "--disallowedTools": args.disallowed_tools,
-        "--add-dir": args.add_dir,
-    }
-    for flag in contract.FORWARDED_LIST_FLAGS:
-        if lists[flag]:
-            out += [flag, *lists[flag]]
-    if args.continue_:
-        out.append("--continue")
-    if args.dangerously_skip_permissions:
-        out.append("--dangerously-skip-permissions")
+    for name, *values in getattr(args, "forwarded", []):
+        if name == "--agents" and values and os.path.isfile(values[0]):
+            # `claude -p --agents FILE` reads the file (2.1.290 on); the TUI takes JSON only.
+            values = [_read_agents(values[0])]
+        out += [name, *values]
     return out
+
+
+def _read_agents(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClaudePrintError(f"--agents {path}: {getattr(exc, 'strerror', None) or exc}") from exc
 
 
 def parse_options(
@@ -317,6 +338,9 @@ def parse_options(
         ) from exc
     if args.model is None and defaults.model:
         args.model = defaults.model
+        args.forwarded = [*getattr(args, "forwarded", []), ("--model", defaults.model)]
+    inherit_hooks = not args.no_inherit_hooks and defaults.inherit_hooks is not False
+    session_id, resumed = _session_choice(args, environ)
     options = Options(
         prompt=prompt,
         prompt_source=source,
@@ -324,31 +348,101 @@ def parse_options(
         timeout=args.timeout or defaults.timeout_secs or DEFAULT_TIMEOUT,
         claude_binary=binary,
         max_turns=args.max_turns or defaults.max_turns,
-        inherit_hooks=not args.no_inherit_hooks and defaults.inherit_hooks is not False,
+        inherit_hooks=inherit_hooks,
         verbose=args.verbose,
         prompt_via=args.prompt_via,
-        include_partial_messages=args.include_partial_messages,
         forwarded=tuple(forwarded_flags(args)),
-        skip_permissions=args.dangerously_skip_permissions,
+        skip_permissions=bool(args.dangerously_skip_permissions),
         permission_mode=args.permission_mode,
         model=args.model,
-        resume=bool(args.resume or args.continue_),
-        session_id=args.session_id,
+        resume=resumed,
+        session_id=session_id,
         max_budget_usd=args.max_budget_usd,
         no_session_persistence=args.no_session_persistence,
+        user_settings=load_user_settings(args.settings[-1]) if args.settings else None,
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
             "--no-session-persistence with --resume/--continue: the resumed session's "
             "transcript would be changed or lost; resume without it"
         )
-    choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
-    if options.include_partial_messages:
+    if not inherit_hooks and args.setting_sources is not None:
         raise ClaudePrintError(
-            "--include-partial-messages cannot be honoured: the TUI's transcript holds whole "
-            "content blocks only, not streaming deltas"
+            "--no-inherit-hooks and --setting-sources both choose the settings to load "
+            "(--no-inherit-hooks is --setting-sources=): give one"
         )
+    if args.input_format == "stream-json":
+        raise ClaudePrintError(
+            "--input-format stream-json is not supported yet: give the prompt as an "
+            "argument or on stdin"
+        )
+    choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     return args, options
+
+
+def _session_choice(
+    args: argparse.Namespace, environ: Mapping[str, str]
+) -> Tuple[Optional[str], bool]:
+    """(the session id claude-print may name, whether an old session is resumed).
+
+    --continue becomes --resume with the newest session of this directory: the TUI's own
+    --continue skips sessions that `claude -p` wrote (measured). Without one, a new session
+    starts, as with `claude -p --continue`."""
+    session_id = _uuid_or_fail("--session-id", args.session_id) if args.session_id else None
+    # The runner passes the session id itself (build_argv), whoever chose it.
+    args.forwarded = [w for w in getattr(args, "forwarded", []) if w[0] != "--session-id"]
+    resume: Optional[str] = None
+    if args.resume is not None:
+        if not args.resume:
+            raise ClaudePrintError(
+                "--resume needs a session id here (without one, Claude Code opens its "
+                "session picker)"
+            )
+        resume = _uuid_or_fail("--resume", args.resume)
+    elif args.continue_:
+        from claude_print.transcript import newest_session
+
+        home = environ.get("HOME") or os.path.expanduser("~")
+        resume = newest_session(home, os.getcwd(), environ.get("CLAUDE_CONFIG_DIR"))
+    if resume is None:
+        return session_id, False
+    args.forwarded = [*getattr(args, "forwarded", []), ("--resume", resume)]
+    # A resumed session keeps its id, unless --fork-session gives it a new one.
+    return (session_id if args.fork_session else None), True
+
+
+def _uuid_or_fail(flag: str, text: str) -> str:
+    try:
+        return _uuid(text)
+    except argparse.ArgumentTypeError:
+        raise ClaudePrintError(
+            f"{flag} {text!r}: not a session id (a UUID); claude-print resumes sessions by id"
+        ) from None
+
+
+def load_user_settings(value: str) -> Dict[str, Any]:
+    """--settings as Claude Code reads it: a JSON object, else the path of a file holding one."""
+    import json
+
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        try:
+            with open(value, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise ClaudePrintError(f"Settings file not found: {value}") from exc
+            raise ClaudePrintError(f"--settings {value}: {exc.strerror or exc}") from exc
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise ClaudePrintError(f"--settings {value}: not valid JSON ({exc})") from exc
+    if not isinstance(parsed, dict):
+        raise ClaudePrintError("--settings: the settings must be a JSON object")
+    return parsed
 
 
 def _is_tty(stream: Optional[BinaryIO]) -> bool:

@@ -22,25 +22,38 @@ VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
 
 # --- process -------------------------------------------------------------
 
-# Variables a parent Claude Code session leaks into its children. Passing them
-# on would make the TUI a child session (no transcript) or change the billing
-# entrypoint, so they are scrubbed before spawning.
-SCRUBBED_ENV_PREFIXES: Tuple[str, ...] = ("CLAUDE_CODE_",)
-SCRUBBED_ENV_NAMES: Tuple[str, ...] = ("CLAUDECODE",)
-# ...except settings that users set on purpose for the TUI itself.
-KEPT_ENV_NAMES: Tuple[str, ...] = (
-    "CLAUDE_CODE_USE_BEDROCK",
-    "CLAUDE_CODE_USE_VERTEX",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
-    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "CLAUDE_CODE_API_KEY_HELPER_TTL_MS",
-    "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
-    "CLAUDE_CODE_SKIP_VERTEX_AUTH",
-    "CLAUDE_CODE_GIT_BASH_PATH",
-    "CLAUDE_CODE_SHELL",
-    "CLAUDE_CODE_TMPDIR",
+# Variables a parent Claude Code session sets for its Bash tools and hooks (measured on
+# 2.1.197 and 2.1.330, from a Bash tool call and from hooks of the TUI and `claude -p`),
+# plus the Agent SDK's own. Passing them on would make the TUI a child session (no
+# transcript: CLAUDE_CODE_CHILD_SESSION), record another entrypoint than "cli" (the
+# billing evidence: CLAUDE_CODE_ENTRYPOINT), tie it to the parent (session ids, the
+# messaging socket) or auto-connect an IDE. Everything else, every CLAUDE_CODE_* setting
+# a user makes included, reaches the TUI as it reaches `claude -p`.
+SCRUBBED_ENV_NAMES: Tuple[str, ...] = (
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_EXECPATH",
+    "CLAUDE_CODE_SSE_PORT",
+    "CLAUDE_CODE_BRIDGE_SESSION_ID",
+    "CLAUDE_CODE_HOST_WORKTREE",
+    "CLAUDE_CODE_HOST_WORKTREE_FENCE",
+    "CLAUDE_CODE_EVAL_INTERVIEW_SESSION",
+    "CLAUDE_CODE_CHROME_MCP_ORG_DENIED",
+    "CLAUDE_CODE_SDK_READS_SESSION_STATE",
+    "CLAUDE_PID",
+    "CLAUDE_EFFORT",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PROJECT_DIR",
+    "AI_AGENT",
 )
+SCRUBBED_ENV_PREFIXES: Tuple[str, ...] = ("CLAUDE_AGENT_SDK_",)
 
 # Linux MAX_ARG_STRLEN: one argv string longer than this fails with E2BIG.
 MAX_ARGV_PROMPT_BYTES = 131072 - 1

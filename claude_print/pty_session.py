@@ -19,17 +19,19 @@ from claude_print import contract
 from claude_print.errors import ClaudePrintError
 
 
+def scrubbed_names(parent: Mapping[str, str]) -> List[str]:
+    """The variables of an enclosing Claude Code session (or Agent SDK) in `parent`."""
+    return sorted(
+        name
+        for name in parent
+        if name in contract.SCRUBBED_ENV_NAMES or name.startswith(contract.SCRUBBED_ENV_PREFIXES)
+    )
+
+
 def child_environment(parent: Mapping[str, str]) -> Dict[str, str]:
     """The parent's environment minus the variables of an enclosing Claude Code session."""
-    env = {}
-    for name, value in parent.items():
-        inherited_session = name in contract.SCRUBBED_ENV_NAMES or (
-            name.startswith(contract.SCRUBBED_ENV_PREFIXES) and name not in contract.KEPT_ENV_NAMES
-        )
-        if not inherited_session:
-            env[name] = value
-    for name in ("COLUMNS", "LINES"):
-        env.pop(name, None)
+    gone = set(scrubbed_names(parent)) | {"COLUMNS", "LINES"}
+    env = {name: value for name, value in parent.items() if name not in gone}
     if env.get("TERM", "dumb") in ("", "dumb"):
         env["TERM"] = "xterm-256color"
     return env

@@ -131,6 +131,23 @@ def hook_settings(
     return {**(extra or {}), "hooks": hooks}
 
 
+def merge_settings(user: Dict[str, Any], ours: Dict[str, Any]) -> Dict[str, Any]:
+    """The user's --settings and claude-print's in one document: the TUI reads only the
+    last --settings (measured), so both must be in it. Objects merge key by key, lists
+    concatenate (hook matchers: the user's first, ours after; others without
+    duplicates), and where both set a plain value claude-print's wins: the run needs it."""
+    out = dict(user)
+    for key, value in ours.items():
+        mine = out.get(key)
+        if isinstance(mine, dict) and isinstance(value, dict):
+            out[key] = merge_settings(mine, value)
+        elif isinstance(mine, list) and isinstance(value, list):
+            out[key] = mine + [item for item in value if item not in mine]
+        else:
+            out[key] = value
+    return out
+
+
 def hook_script(directory: str) -> str:
     return _HOOK_SCRIPT.format(
         dir=shlex.quote(directory),
@@ -152,6 +169,7 @@ class Relay:
         extra_settings: Optional[Dict[str, Any]] = None,
         max_turns: Optional[int] = None,
         asking: Sequence[str] = (),
+        user_settings: Optional[Dict[str, Any]] = None,
     ) -> None:
         where = tmp_root or temp_root()
         try:
@@ -169,10 +187,10 @@ class Relay:
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
             _write_private(self.script_path, hook_script(self.dir))
-            _write_private(
-                self.settings_path,
-                json.dumps(hook_settings(self.script_path, extra_settings, max_turns, asking)),
-            )
+            settings = hook_settings(self.script_path, extra_settings, max_turns, asking)
+            if user_settings:
+                settings = merge_settings(user_settings, settings)
+            _write_private(self.settings_path, json.dumps(settings))
             os.mkfifo(self.fifo_path, 0o600)
             self.read_fd = os.open(self.fifo_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
             # Our own write end keeps the FIFO open, so the reader never sees EOF

@@ -17,7 +17,7 @@ import time
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from claude_print import contract, leftovers, permissions, release, screens
+from claude_print import contract, flags, leftovers, permissions, release, screens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
@@ -27,7 +27,7 @@ from claude_print.errors import (
     ClaudePrintError,
 )
 from claude_print.probes import ProbeResponder
-from claude_print.pty_session import PtyChild, child_environment
+from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
 from claude_print.relay import HookEvent, Relay
 from claude_print.terminal import Screen
 
@@ -278,6 +278,15 @@ class Session:
         for signum in SIGNALS:
             self._old_handlers[signum] = signal.signal(signum, self._on_signal)
 
+    @property
+    def wants_bypass(self) -> bool:
+        """Bypass mode was asked for: its warning screen is skipped (settings) or accepted."""
+        return (
+            self.options.skip_permissions
+            or self.options.permission_mode == "bypassPermissions"
+            or "--allow-dangerously-skip-permissions" in self.options.forwarded
+        )
+
     def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
         if self.interrupted is None:
             self.interrupted = signum
@@ -308,13 +317,18 @@ class Session:
         self._install_signals()
         # Asked-for bypass mode: skip its warning through our settings file, because
         # answering the screen makes Claude Code write the choice into ~/.claude.
-        wants_bypass = (
-            self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
-        )
-        extra = {contract.SKIP_BYPASS_SETTING: True} if wants_bypass else None
+        extra = {contract.SKIP_BYPASS_SETTING: True} if self.wants_bypass else None
+        too_new = flags.too_new(self.options.forwarded, self.claude_version)
+        if too_new:
+            raise ClaudePrintError(too_new)
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
         asking = (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
-        self.relay = Relay(extra_settings=extra, max_turns=self.options.max_turns, asking=asking)
+        self.relay = Relay(
+            extra_settings=extra,
+            max_turns=self.options.max_turns,
+            asking=asking,
+            user_settings=self.options.user_settings,
+        )
         argv = build_argv(
             self.options,
             self.options.claude_binary,
@@ -329,6 +343,9 @@ class Session:
         for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
             self.trace(note)
         env = child_environment(os.environ)
+        scrubbed = scrubbed_names(os.environ)
+        if scrubbed:
+            self.trace(f"not passed to Claude Code: {' '.join(scrubbed)}")
         if self.delivery == "editor":
             from claude_print.relay import USER_EDITOR_VAR
 
@@ -551,10 +568,7 @@ class Session:
         if now - max(self.last_output, self.last_key) < contract.QUIET_BEFORE_DIALOG_KEYS:
             return  # the dialog may still be mounting: a key now can be lost
         if state.kind == "bypass":
-            wanted = (
-                self.options.skip_permissions or self.options.permission_mode == "bypassPermissions"
-            )
-            if not wanted:
+            if not self.wants_bypass:
                 raise ClaudePrintError(
                     self._screen_message(
                         "Claude Code asks to accept bypass-permissions mode (not asked for)",

@@ -103,6 +103,21 @@ def transcript_path(
     return os.path.join(base, "projects", slug, f"{session_id}.jsonl")
 
 
+def newest_session(home: str, cwd: str, config_dir: Optional[str] = None) -> Optional[str]:
+    """The id of the most recently written session run in `cwd` (any entrypoint)."""
+    folder = os.path.dirname(transcript_path(home, cwd, "x", config_dir=config_dir))
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return None
+    sessions = [
+        (entry.stat().st_mtime, entry.name[: -len(".jsonl")])
+        for entry in entries
+        if entry.name.endswith(".jsonl") and entry.is_file()
+    ]
+    return max(sessions)[1] if sessions else None
+
+
 def forget_session(path: str) -> List[str]:
     """--no-session-persistence: remove a finished session's transcript and its folder of
     subagent transcripts and tool results (`<session>/` beside it); returns what went."""

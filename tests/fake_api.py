@@ -127,6 +127,18 @@ def last_user_text(body: Dict[str, Any]) -> str:
     return ""
 
 
+def user_texts(body: Dict[str, Any]) -> List[str]:
+    """Every text block of the user messages, oldest first (the conversation so far)."""
+    out = []
+    for message in body.get("messages", []):
+        content = message.get("content") if message.get("role") == "user" else None
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks if isinstance(blocks, list) else []:
+            if isinstance(block, dict) and block.get("type") == "text":
+                out.append(str(block.get("text", "")))
+    return out
+
+
 def system_text(body: Dict[str, Any]) -> str:
     """The system prompt, its text blocks joined by newlines."""
     system = body.get("system")
@@ -459,6 +471,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "tools": sorted(str(t.get("name")) for t in body.get("tools") or []),
                 "betas": sorted(filter(None, self.headers.get("anthropic-beta", "").split(","))),
                 "messages": len(body.get("messages") or []),
+                "user_texts": user_texts(body),
+                "tool_text": json.dumps(body.get("tools") or []),
             }
         )
         if quota:

@@ -234,17 +234,16 @@ def test_print_mode_flags_are_never_forwarded() -> None:
     assert list(options(["--print", "hi"]).forwarded) == []
 
 
-def test_value_flags_are_forwarded_in_a_stable_order() -> None:
+def test_value_flags_are_forwarded_in_command_line_order() -> None:
     opts = options(
         [
             "--effort",
             "high",
-            "--fallback-model",
-            "haiku",
             "--resume",
             "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1",
             "--mcp-config",
             "mcp.json",
+            '{"mcpServers": {}}',
             "--system-prompt",
             "sys",
             "--append-system-prompt",
@@ -253,30 +252,37 @@ def test_value_flags_are_forwarded_in_a_stable_order() -> None:
             "plan",
             "--model",
             "sonnet",
+            "--",
             "hi",
         ]
     )
     assert list(opts.forwarded) == [
-        "--model",
-        "sonnet",
-        "--permission-mode",
-        "plan",
-        "--append-system-prompt",
-        "more --dashes",
-        "--system-prompt",
-        "sys",
-        "--mcp-config",
-        "mcp.json",
-        "--resume",
-        "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1",
-        "--fallback-model",
-        "haiku",
         "--effort",
         "high",
+        "--mcp-config",
+        "mcp.json",
+        '{"mcpServers": {}}',
+        "--system-prompt",
+        "sys",
+        "--append-system-prompt",
+        "more --dashes",
+        "--permission-mode",
+        "plan",
+        "--model",
+        "sonnet",
+        "--resume",
+        "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1",
     ]
     assert opts.resume is True
+    assert opts.session_id is None, "a resumed session keeps its own id"
     assert opts.model == "sonnet"
     assert opts.permission_mode == "plan"
+
+
+@pytest.mark.parametrize("value", ["", "-starts-with-a-dash"])
+def test_a_value_that_could_pass_for_a_flag_is_forwarded_with_equals(value: str) -> None:
+    opts = options([f"--system-prompt={value}", "hi"])
+    assert list(opts.forwarded) == [f"--system-prompt={value}"]
 
 
 def test_allowed_tools_values() -> None:
@@ -299,6 +305,7 @@ def test_allowed_tools_values() -> None:
         "--allowedTools",
         "Bash(git log:*)",
         "Read",
+        "--allowedTools",
         "Edit",
         "--disallowedTools",
         "WebFetch",
@@ -317,11 +324,60 @@ def test_allowed_tools_swallow_a_following_prompt_like_claude_p() -> None:
 
 
 def test_bool_flags() -> None:
-    opts = options(["--continue", "--dangerously-skip-permissions", "hi"])
-    assert list(opts.forwarded) == ["--continue", "--dangerously-skip-permissions"]
-    assert opts.resume is True
+    opts = options(["--dangerously-skip-permissions", "--brief", "hi"])
+    assert list(opts.forwarded) == ["--dangerously-skip-permissions", "--brief"]
     assert opts.skip_permissions is True
-    assert list(options(["-c", "hi"]).forwarded) == ["--continue"]
+
+
+def test_continue_resumes_the_newest_session_of_the_directory_by_id(tmp_path: Path) -> None:
+    """The TUI's own --continue skips sessions `claude -p` wrote: claude-print names the
+    newest one itself; with none, a new session starts (as claude -p --continue does)."""
+    from claude_print.transcript import transcript_path
+
+    env = {"HOME": str(tmp_path)}
+    opts = options(["-c", "hi"], environ=env)
+    assert (list(opts.forwarded), opts.resume) == ([], False)
+    old, new = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+    for n, session in enumerate((new, old)):
+        path = Path(transcript_path(str(tmp_path), os.getcwd(), session))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}\n")
+        os.utime(path, (1000 - n, 1000 - n))
+    opts = options(["--continue", "hi"], environ=env)
+    assert (list(opts.forwarded), opts.resume) == (["--resume", new], True)
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--resume", "--", "hi"], "needs a session id"),
+        (["--resume", "my-session", "hi"], "not a session id"),
+        (["--session-id", "nope", "hi"], "not a session id"),
+        (["--input-format", "stream-json", "hi"], "not supported yet"),
+        (["--no-inherit-hooks", "--setting-sources", "user", "hi"], "give one"),
+        (["--settings", "/nonexistent/settings.json", "hi"], "Settings file not found"),
+        (["--settings", "[1, 2]", "hi"], "must be a JSON object"),
+    ],
+)
+def test_flag_values_claude_print_cannot_take(argv: List[str], words: str) -> None:
+    with pytest.raises(ClaudePrintError, match=words):
+        parse_options(argv, None, {})
+
+
+def test_user_settings_json_or_file_last_one_counts(tmp_path: Path) -> None:
+    settings = tmp_path / "s.json"
+    settings.write_text('{"model": "from-file"}')
+    opts = options(["--settings", '{"model": "inline"}', "--settings", str(settings), "hi"])
+    assert opts.user_settings == {"model": "from-file"}
+    assert "--settings" not in opts.forwarded
+
+
+def test_agents_file_is_read_for_the_tui(tmp_path: Path) -> None:
+    agents = tmp_path / "agents.json"
+    agents.write_text('{"reviewer": {"description": "d", "prompt": "p"}}')
+    opts = options(["--agents", str(agents), "hi"])
+    assert list(opts.forwarded) == ["--agents", agents.read_text()]
+    assert list(options(["--agents", "{}", "hi"]).forwarded) == ["--agents", "{}"]
 
 
 def test_defaults_without_flags_or_config() -> None:
@@ -368,7 +424,7 @@ def test_max_budget_usd_is_emulated_not_forwarded() -> None:
 
 
 def test_include_partial_messages_is_refused() -> None:
-    with pytest.raises(ClaudePrintError, match="include-partial-messages cannot be honoured"):
+    with pytest.raises(ClaudePrintError, match="whole content blocks only"):
         parse_options(["--include-partial-messages", "hi"], None, {})
 
 

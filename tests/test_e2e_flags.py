@@ -6,12 +6,16 @@ API and compares exit codes, the fields a script reads, and the key set.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
-from conftest import Sandbox
+from conftest import Sandbox, run_claude_p, run_claude_print
+from fake_api import FakeApiServer
 from test_e2e_real import (
     assert_clean,
+    assert_exit,
     assert_interactive,
     assert_same_shape,
     assert_text_like_claude_p,
@@ -77,3 +81,94 @@ def test_no_session_persistence_leaves_no_transcript(real_claude: str, sandbox: 
     assert_same_shape(a, b)
     assert sandbox.transcripts() == [], "claude -p and claude-print both leave none"
     assert_clean(sandbox)
+
+
+def requests_of(fake_api: FakeApiServer, marker: str) -> List[Dict[str, Any]]:
+    """The turn requests (side requests aside) of the run whose prompt holds `marker`."""
+    return [r for r in fake_api.requests if marker in r["prompt"] and not r["side"]]
+
+
+TUI_ONLY_TOOLS = {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
+
+# Forwarded flags whose effect shows in the request: (flag words, what to compare).
+FORWARDED_CASES = [
+    (["--system-prompt", "You are a fake pirate."], "system"),
+    (["--append-system-prompt", "Always end with ARRR."], "system"),
+    (["--tools", "Bash,Read"], "tools"),
+    (["--disallowedTools", "Bash"], "tools"),
+    (["--model", "claude-sonnet-4-5"], "model"),
+    (["--disable-slash-commands"], "tools"),
+]
+
+
+@pytest.mark.parametrize(
+    ("words", "field"), FORWARDED_CASES, ids=[c[0][0].lstrip("-") for c in FORWARDED_CASES]
+)
+def test_forwarded_flag_changes_the_request_as_in_claude_p(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, words: List[str], field: str
+) -> None:
+    ours_marker, theirs_marker = f"ours {words[0]}", f"theirs {words[0]}"
+    a, b = (
+        json.loads(run(sandbox, real_claude, [*words, "--", marker]).stdout)
+        for run, marker in ((claude_print_ok, ours_marker), (claude_p_ok, theirs_marker))
+    )
+    assert a["result"].startswith("ACK") and b["result"].startswith("ACK")
+    ours, theirs = requests_of(fake_api, ours_marker)[0], requests_of(fake_api, theirs_marker)[0]
+    if field == "system":
+        # The TUI's system prompt has interactive-only parts; the flag's text must be in both.
+        text = words[1]
+        seen = [
+            text in r["system"] + r["tool_text"] + "".join(r["user_texts"]) for r in (ours, theirs)
+        ]
+        assert seen == [True, True], "the flag's text reached the model (ours, claude -p's)"
+    elif field == "tools":
+        # Tools only a person at the TUI can answer; claude -p has none of them (measured).
+        assert set(ours["tools"]) - TUI_ONLY_TOOLS == set(theirs["tools"]) - TUI_ONLY_TOOLS
+        assert set(theirs["tools"]) & TUI_ONLY_TOOLS == set()
+    else:
+        assert ours[field] == theirs[field]
+
+
+def claude_print_ok(sandbox: Sandbox, binary: str, args: List[str]) -> Any:
+    proc = run_claude_print(sandbox, ["--output-format", "json", *args], binary=binary)
+    assert_exit(proc, 0)
+    return proc
+
+
+def claude_p_ok(sandbox: Sandbox, binary: str, args: List[str]) -> Any:
+    proc = run_claude_p(sandbox, binary, ["--output-format", "json", *args])
+    assert_exit(proc, 0)
+    return proc
+
+
+@pytest.mark.matrix
+def test_user_settings_hooks_fire_and_the_run_finishes(real_claude: str, sandbox: Sandbox) -> None:
+    """--settings is merged into claude-print's own document: the user's hooks run, and so
+    do claude-print's (the run ends), though the TUI reads only one --settings."""
+    marks = sandbox.tmp / "marks"
+    hook = f"echo $0 >> {marks}"
+    settings = {
+        "hooks": {
+            event: [{"hooks": [{"type": "command", "command": f"sh -c '{hook}' {event}"}]}]
+            for event in ("UserPromptSubmit", "Stop")
+        }
+    }
+    a, b = run_json_pair(sandbox, real_claude, ["--settings", json.dumps(settings), "hi"], 0)
+    assert a["result"] == b["result"]
+    assert marks.read_text().split() == ["UserPromptSubmit", "Stop"] * 2  # ours, then claude -p
+    assert_clean(sandbox)
+
+
+@pytest.mark.matrix
+def test_continue_picks_up_a_claude_p_session(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    """The TUI's own --continue skips sessions `claude -p` wrote (measured); claude-print
+    continues the newest one by id, as `claude -p --continue` does."""
+    first = claude_p_ok(sandbox, real_claude, ["remember the first turn"])
+    session = json.loads(first.stdout)["session_id"]
+    proc = claude_print_ok(sandbox, real_claude, ["--continue", "the second turn"])
+    out = json.loads(proc.stdout)
+    assert out["session_id"] == session
+    request = requests_of(fake_api, "the second turn")[0]
+    assert any("remember the first turn" in t for t in request["user_texts"]), request

@@ -15,7 +15,7 @@ import pytest
 from conftest import MOCK_CLAUDE, Sandbox, entrypoints, run_claude_print
 
 from claude_print import contract
-from claude_print.pty_session import child_environment
+from claude_print.pty_session import child_environment, scrubbed_names
 
 LEAKED = {
     "CLAUDECODE": "1",
@@ -25,14 +25,36 @@ LEAKED = {
 }
 
 
-def test_child_environment_drops_the_parent_session() -> None:
-    kept = {name: "x" for name in contract.KEPT_ENV_NAMES}
-    env = child_environment({**LEAKED, **kept, "PATH": "/bin", "COLUMNS": "80", "TERM": "dumb"})
-    assert not set(LEAKED) & set(env)
-    assert {name: env[name] for name in kept} == kept  # settings users set on purpose
+# User settings that `claude -p` honours: they must reach the TUI too.
+USER_SETTINGS = {
+    "CLAUDE_CODE_MAX_RETRIES": "3",
+    "CLAUDE_CODE_EFFORT_LEVEL": "low",
+    "CLAUDE_CODE_USE_FOUNDRY": "1",
+    "CLAUDE_CODE_SUBAGENT_MODEL": "haiku",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "CLAUDE_CODE_OAUTH_TOKEN": "t",
+}
+
+
+def test_child_environment_drops_the_parent_session_and_keeps_user_settings() -> None:
+    leaks = {name: "x" for name in contract.SCRUBBED_ENV_NAMES}
+    sdk = {"CLAUDE_AGENT_SDK_VERSION": "0.2.187", "CLAUDE_AGENT_SDK_CLIENT_APP": "app"}
+    parent = {**LEAKED, **leaks, **sdk, **USER_SETTINGS, "PATH": "/bin", "COLUMNS": "80"}
+    env = child_environment({**parent, "TERM": "dumb"})
+    assert not (set(LEAKED) | set(leaks) | set(sdk)) & set(env)
+    assert {name: env[name] for name in USER_SETTINGS} == USER_SETTINGS
     assert env["PATH"] == "/bin"
     assert "COLUMNS" not in env
     assert env["TERM"] == "xterm-256color"
+    assert scrubbed_names(parent) == sorted({*leaks, *sdk})
+
+
+def test_verbose_names_what_was_not_passed_on(sandbox: Sandbox) -> None:
+    env = {**LEAKED, **USER_SETTINGS}
+    proc = run_claude_print(sandbox, ["--verbose", "hi"], binary=str(MOCK_CLAUDE), env=env)
+    assert proc.returncode == 0, proc.stderr
+    line = [ln for ln in proc.stderr.decode().splitlines() if "not passed to Claude Code" in ln]
+    assert line and line[0].endswith(": " + " ".join(sorted(LEAKED))), proc.stderr
 
 
 def _check_interactive(sandbox: Sandbox, stdout: bytes) -> None:
