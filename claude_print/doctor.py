@@ -18,9 +18,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
-from typing import Dict, List, Optional, Set, TextIO, Tuple
+from typing import Dict, List, Mapping, Optional, Set, TextIO, Tuple
 
 from claude_print import contract, leftovers
 from claude_print.errors import EXIT_OK, EXIT_USAGE, ClaudePrintError
@@ -82,6 +83,7 @@ def run(binary: str, clean: bool = False) -> int:
     check_claude(report, binary)
     check_pty(report)
     check_tmpdir(report)
+    check_startup_fetches(report, os.environ)
     check_round_trip(report)
     check_orphans(report, clean)
     check_needle(report)
@@ -187,6 +189,72 @@ def check_tmpdir(report: Report) -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report.ok("tmpdir", f"{root} is writable and takes FIFOs")
+
+
+STARTUP_PROBE_SECS = 3.0
+
+
+def check_startup_fetches(
+    report: Report, environ: Mapping[str, str], timeout: float = STARTUP_PROBE_SECS
+) -> None:
+    """Where a proxy black-holes Anthropic's other hosts, the TUI waits ~5 s at start-up for
+    fetches that cannot succeed (measured); warn when such a connection hangs."""
+    var = contract.NONESSENTIAL_TRAFFIC_VAR
+    if environ.get(var):
+        report.ok("startup fetches", f"{var} is set: Claude Code skips them")
+        return
+    host = contract.STARTUP_FETCH_HOST
+    proxy = proxy_for(host, environ)
+    via = f" through the proxy {proxy}" if proxy else ""
+    outcome: List[str] = []
+    probe = threading.Thread(
+        target=lambda: outcome.append(connect_probe(host, 443, proxy, timeout)), daemon=True
+    )
+    probe.start()
+    probe.join(timeout + 0.5)  # name lookups have no timeout of their own
+    if outcome and outcome[0] != "hangs":
+        report.ok("startup fetches", f"{host}{via}: {outcome[0]}, no start-up wait")
+        return
+    report.warn(
+        "startup fetches",
+        f"a connection to {host}{via} did not answer within {timeout:g}s: Claude Code waits "
+        f"about 5 s for such start-up fetches before it takes the prompt; `export {var}=1` "
+        "skips them (see the README, air-gapped machines)",
+    )
+
+
+def proxy_for(host: str, environ: Mapping[str, str]) -> Optional[str]:
+    """The HTTPS proxy Claude Code would use for `host` (HTTPS_PROXY, minus NO_PROXY)."""
+    proxy = environ.get("HTTPS_PROXY") or environ.get("https_proxy")
+    no_proxy = environ.get("NO_PROXY") or environ.get("no_proxy") or ""
+    skipped = [h.strip().lstrip(".") for h in no_proxy.split(",") if h.strip()]
+    if any(h == "*" or host == h or host.endswith("." + h) for h in skipped):
+        return None
+    return proxy or None
+
+
+def connect_probe(host: str, port: int, proxy: Optional[str], timeout: float) -> str:
+    """ "answers", "fails at once (...)" or "hangs": what a start-up fetch would meet."""
+    import socket
+    from urllib.parse import urlsplit
+
+    target = (host, port)
+    if proxy:
+        parts = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+        target = (parts.hostname or "", parts.port or 80)
+    try:
+        with socket.create_connection(target, timeout=timeout) as sock:
+            if proxy:
+                sock.sendall(
+                    f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+                )
+                if not sock.recv(64):
+                    return "fails at once (the proxy closed the connection)"
+    except socket.timeout:
+        return "hangs"
+    except OSError as exc:
+        return f"fails at once ({exc.strerror or exc})"
+    return "answers"
 
 
 def check_round_trip(report: Report) -> None:

@@ -32,6 +32,8 @@ def child_environment(parent: Mapping[str, str]) -> Dict[str, str]:
     """The parent's environment minus the variables of an enclosing Claude Code session."""
     gone = set(scrubbed_names(parent)) | {"COLUMNS", "LINES"}
     env = {name: value for name, value in parent.items() if name not in gone}
+    for name, value in contract.QUIET_TUI_ENV.items():
+        env.setdefault(name, value)
     if env.get("TERM", "dumb") in ("", "dumb"):
         env["TERM"] = "xterm-256color"
     return env

@@ -317,7 +317,9 @@ class Session:
         self._install_signals()
         # Asked-for bypass mode: skip its warning through our settings file, because
         # answering the screen makes Claude Code write the choice into ~/.claude.
-        extra = {contract.SKIP_BYPASS_SETTING: True} if self.wants_bypass else None
+        extra = dict(contract.QUIET_TUI_SETTINGS)
+        if self.wants_bypass:
+            extra[contract.SKIP_BYPASS_SETTING] = True
         too_new = flags.too_new(self.options.forwarded, self.claude_version)
         if too_new:
             raise ClaudePrintError(too_new)
