@@ -40,6 +40,7 @@ class Options(NamedTuple):
     max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
     no_session_persistence: bool = False  # emulated: the transcript is removed once read
     user_settings: Optional[Dict[str, Any]] = None  # --settings, merged into claude-print's
+    json_schema: Optional[str] = None  # emulated with claude-print's StructuredOutput server
 
 
 GROUP_TITLES = {
@@ -132,6 +133,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--max-turns": {"type": _positive_int},
         "--max-budget-usd": {"type": _budget},
         "--settings": {"action": "append"},
+        "--json-schema": {},
         "--resume": {"nargs": "?", "const": ""},
         "--input-format": {"choices": INPUT_FORMATS},
         "--permission-prompts": {"choices": ("host", "none")},
@@ -360,6 +362,7 @@ def parse_options(
         max_budget_usd=args.max_budget_usd,
         no_session_persistence=args.no_session_persistence,
         user_settings=load_user_settings(args.settings[-1]) if args.settings else None,
+        json_schema=args.json_schema,
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(

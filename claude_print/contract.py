@@ -143,6 +143,13 @@ RELAYED_HOOKS: Tuple[str, ...] = (HOOK_STOP, HOOK_STOP_FAILURE, HOOK_PERMISSION_
 HOOK_POST_TOOL_BATCH = "PostToolBatch"
 SUBAGENT_PAYLOAD_KEY = '"agent_id"'
 MAX_TURNS_STOP = {"continue": False, "stopReason": "claude-print: --max-turns reached"}
+# --json-schema: PostToolBatch's answer once claude-print's StructuredOutput server has
+# accepted a call or rejected the last allowed one: the turn ends there, as in `claude -p`.
+STRUCTURED_STOP = {"continue": False, "stopReason": "claude-print: structured output done"}
+HOOK_USER_PROMPT_SUBMIT = "UserPromptSubmit"
+# The TUI's first request lacks an MCP tool listed less than this long before (measured:
+# 0.26 s was too short; 0.3, 0.6 and 1.0 s all worked on 2.1.197 and 2.1.330).
+MCP_SETTLE_SECS = 0.3
 # --max-budget-usd: the asking PreToolUse hook's answer once the session cost reaches it.
 BUDGET_STOP = {"continue": False, "stopReason": "claude-print: --max-budget-usd reached"}
 HOOK_TIMEOUT_SECS = 30
@@ -194,8 +201,9 @@ class Facts(NamedTuple):
     permission_denied_event: bool
     # The transcript gets a `cost-state` record (the TUI's own session cost) at exit.
     cost_state: bool
-    # `claude -p --max-budget-usd` puts terminal_reason "budget_exhausted" in its result.
-    budget_terminal_reason: bool
+    # `claude -p`'s --max-budget-usd and --json-schema retry-limit results carry a
+    # terminal_reason ("budget_exhausted", "structured_output_retry_exhausted").
+    limit_terminal_reasons: bool
 
 
 class Change(NamedTuple):
@@ -212,7 +220,7 @@ BASELINE = Facts(
     paste_wraps=False,
     permission_denied_event=False,
     cost_state=False,
-    budget_terminal_reason=False,
+    limit_terminal_reasons=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -224,9 +232,9 @@ CHANGES: Tuple[Change, ...] = (
     ),
     Change(
         "2.1.221",
-        "claude -p's --max-budget-usd result has terminal_reason 'budget_exhausted' "
-        "(absent in 2.1.205; the releases in between were not measured)",
-        {"budget_terminal_reason": True},
+        "claude -p's --max-budget-usd and --json-schema retry-limit results have a "
+        "terminal_reason (absent in 2.1.205; the releases in between were not measured)",
+        {"limit_terminal_reasons": True},
     ),
     Change(
         "2.1.238",

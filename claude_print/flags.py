@@ -171,6 +171,13 @@ FLAGS: Tuple[Flag, ...] = (
         metavar="AMOUNT",
     ),
     _emu(
+        ["--json-schema"],
+        ONE,
+        "claude -p's StructuredOutput tool, served by claude-print's own MCP server; the "
+        "result's structured_output as in claude -p",
+        metavar="SCHEMA",
+    ),
+    _emu(
         ["--no-session-persistence"],
         note="the transcript is removed once read (the billing evidence with it)",
     ),
@@ -222,7 +229,6 @@ FLAGS: Tuple[Flag, ...] = (
         ["--include-partial-messages"],
         note="the TUI's transcript holds whole content blocks only, not streaming deltas",
     ),
-    _ref(["--json-schema"], ONE, "not yet supported by claude-print", metavar="SCHEMA"),
     _ref(["--include-hook-events"], note="not yet supported by claude-print"),
     _ref(
         ["--permission-prompt-tool"],

@@ -95,20 +95,31 @@ def package_parent() -> str:
 
 
 def server_command(
-    schema_path: str, ready_path: Optional[str] = None, python: Optional[str] = None
+    schema_path: str,
+    ready_path: Optional[str] = None,
+    python: Optional[str] = None,
+    stop_path: Optional[str] = None,
+    max_failures: int = MAX_ATTEMPTS,
 ) -> List[str]:
-    """argv that runs this server for the schema in `schema_path` (and creates
-    `ready_path` once Claude Code has listed the tool)."""
+    """argv that runs this server for the schema in `schema_path`: it creates
+    `ready_path` once Claude Code has listed the tool, and `stop_path` once the turn
+    should end (an accepted call, or the `max_failures`-th rejected one)."""
     argv = [python or sys.executable, "-S", "-c", BOOT, package_parent(), schema_path]
+    if stop_path:
+        return [*argv, ready_path or "", stop_path, str(max_failures)]
     return argv + ([ready_path] if ready_path else [])
 
 
 def mcp_config(
-    schema_path: str, ready_path: Optional[str] = None, python: Optional[str] = None
+    schema_path: str,
+    ready_path: Optional[str] = None,
+    python: Optional[str] = None,
+    stop_path: Optional[str] = None,
+    max_failures: int = MAX_ATTEMPTS,
 ) -> Dict[str, Any]:
     """The `--mcp-config` JSON that makes the TUI start this server. `alwaysLoad` keeps
     the tool out of tool search (2.1.330 defers MCP tools by default)."""
-    argv = server_command(schema_path, ready_path, python)
+    argv = server_command(schema_path, ready_path, python, stop_path, max_failures)
     return {
         "mcpServers": {
             SERVER_NAME: {
@@ -222,9 +233,20 @@ def failed_attempts(tool_uses: List[Dict[str, Any]], tool_results: List[Dict[str
 class Server:
     """One MCP session over line-delimited JSON-RPC; `handle` answers one message."""
 
-    def __init__(self, schema: Dict[str, Any], ready_path: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        schema: Dict[str, Any],
+        ready_path: Optional[str] = None,
+        stop_path: Optional[str] = None,
+        max_failures: int = MAX_ATTEMPTS,
+    ) -> None:
         self.schema = schema
         self.ready_path = ready_path  # created once the tool has been listed
+        # Created before the answer that ends the turn goes out, so the PostToolBatch
+        # hook that follows it sees it (claude-print's relay stops the turn there).
+        self.stop_path = stop_path
+        self.max_failures = max_failures
+        self.failures = 0
 
     def tool(self) -> Dict[str, Any]:
         return {
@@ -245,8 +267,17 @@ class Server:
         except schema_check.SchemaError as exc:  # checked at start; kept for safety
             return _text_result(str(exc), error=True)
         if problem is not None:
+            self.failures += 1
+            if self.failures >= self.max_failures:
+                self._touch_stop()
             return _text_result(problem, error=True)
+        self._touch_stop()
         return _text_result(SUCCESS_TEXT, error=False)
+
+    def _touch_stop(self) -> None:
+        if self.stop_path:
+            with contextlib.suppress(OSError):
+                open(self.stop_path, "a").close()
 
     def handle(self, message: Any) -> Optional[Dict[str, Any]]:
         """The response to one JSON-RPC message (None for a notification or a response)."""
@@ -325,10 +356,11 @@ def _write(stdout: IO[bytes], obj: Any) -> None:
 
 
 def main(argv: List[str]) -> int:
-    """``<schema file> [<ready file>]``: serve the StructuredOutput tool for that schema on
-    stdin/stdout; create the ready file (if given) once the TUI has listed the tool."""
-    if len(argv) not in (1, 2):
-        sys.stderr.write("usage: mcp_structured SCHEMA_FILE [READY_FILE]\n")
+    """``<schema file> [<ready file> [<stop file> <max failures>]]``: serve the
+    StructuredOutput tool for that schema on stdin/stdout; create the ready file (if
+    given) once the TUI has listed the tool, the stop file once the turn should end."""
+    if len(argv) not in (1, 2, 4):
+        sys.stderr.write("usage: mcp_structured SCHEMA_FILE [READY_FILE [STOP_FILE MAX]]\n")
         return 2
     try:
         with open(argv[0], encoding="utf-8") as f:
@@ -339,7 +371,11 @@ def main(argv: List[str]) -> int:
     if not isinstance(schema, dict):
         sys.stderr.write("claude-print StructuredOutput server: the schema is not an object\n")
         return 2
-    server = Server(schema, argv[1] if len(argv) > 1 else None)
+    ready = argv[1] if len(argv) > 1 and argv[1] else None
+    if len(argv) == 4:
+        server = Server(schema, ready, argv[2], int(argv[3]) if argv[3].isdigit() else MAX_ATTEMPTS)
+    else:
+        server = Server(schema, ready)
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         serve(server, sys.stdin.buffer, sys.stdout.buffer)
     return 0

@@ -47,6 +47,7 @@ ERROR_INTERRUPTED = "error_interrupted"  # claude-print only
 _DEFAULT_TERMINAL_REASON: Dict[str, Optional[str]] = {
     ERROR_MAX_TURNS: "max_turns",
     ERROR_MAX_BUDGET_USD: "budget_exhausted",
+    ERROR_MAX_STRUCTURED_OUTPUT_RETRIES: "structured_output_retry_exhausted",
     ERROR_TIMEOUT: "aborted_streaming",
     ERROR_INTERRUPTED: "aborted_streaming",
 }
@@ -226,6 +227,11 @@ def render_text(
         if max_turns is None:
             max_turns = _number_in_errors(obj)
         return f"Error: Reached max turns ({max_turns if max_turns is not None else ''})"
+    if subtype == ERROR_MAX_STRUCTURED_OUTPUT_RETRIES and " \u2014 " in str(
+        (obj.get("errors") or [""])[0]
+    ):
+        # Releases that name the last error print it (2.1.260 on; older: the fixed text).
+        return f"Error: {obj['errors'][0]}"
     if subtype == ERROR_MAX_BUDGET_USD:
         budget = _budget_in_errors(obj) if max_budget_usd is None else js_number(max_budget_usd)
         return f"Error: Exceeded USD budget ({budget})"
@@ -385,11 +391,13 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
     releases print with more keys (`model_usage_since_last_result`, 2.1.310 on)."""
     name = shape_name(event)
     shape = shape_for(release)
+    if name == "result_error" and f"result_{event.get('subtype')}" in shape:
+        name = f"result_{event.get('subtype')}"  # a subtype with its own key order
     skeleton = shape.get(name or "") if name else None
     if skeleton is None:
         return event
     out = _conform(event, skeleton)
-    if name == "result_error" and "terminal_reason" not in event:
+    if name and name.startswith("result_error") and "terminal_reason" not in event:
         # Left out on purpose (error_object): e.g. a budget stop before 2.1.221.
         out.pop("terminal_reason", None)
     if streamed and event.get("type") == "result":

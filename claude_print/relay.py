@@ -29,6 +29,11 @@ TEMP_PREFIX = "claude-print-"
 FIFO_NAME = "relay.fifo"
 SCRIPT_NAME = "hook.sh"
 SETTINGS_NAME = "settings.json"
+# --json-schema: files claude-print's MCP server creates in the relay dir.
+SCHEMA_NAME = "schema.json"
+MCP_CONFIG_NAME = "mcp.json"
+MCP_READY_NAME = "mcp-ready"  # the TUI has listed the StructuredOutput tool
+STOP_TURN_NAME = "stop-turn"  # an accepted call, or the last allowed rejected one
 
 _HOOK_SCRIPT = """\
 #!/bin/sh
@@ -52,7 +57,16 @@ fi
 if [ "$1" = {permission_request} ]; then
   printf '%s\\n' {deny_json}
 fi
-if [ "$1" = {post_tool_batch} ] && ! grep -q {subagent_key} "$event_file"; then
+if [ "$1" = {prompt_submit} ] && [ "${{2:-}}" = wait-mcp ]; then
+  # --json-schema: hold the prompt until claude-print's MCP server has listed its tool,
+  # or the TUI's first request goes out without it (it connects servers in the background).
+  n=0
+  while [ ! -f "$dir/{mcp_ready}" ] && [ "$n" -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
+  sleep {mcp_settle}
+fi
+if [ "$1" = {post_tool_batch} ] && [ -f "$dir/{stop_turn}" ]; then
+  printf '%s\\n' {structured_stop}
+elif [ "$1" = {post_tool_batch} ] && ! grep -q {subagent_key} "$event_file"; then
   batches=$(( $(cat "$dir/batches" 2>/dev/null || echo 0) + 1 ))
   echo "$batches" > "$dir/batches"
   if [ -n "${{2:-}}" ] && [ "$batches" -ge "$2" ]; then
@@ -105,17 +119,22 @@ def hook_settings(
     extra: Optional[Dict[str, Any]] = None,
     max_turns: Optional[int] = None,
     asking: Sequence[str] = (),
+    structured: bool = False,
 ) -> Dict[str, Any]:
     """The `--settings` document: one relay hook per event, paths shell-quoted.
 
     With `max_turns`, also a PostToolBatch hook that stops the turn after that many
     batches of tool calls (the hook script counts them). Events in `asking` wait for
     claude-print's answer (no time limit of their own: the run's timeout bounds them).
+    With `structured` (--json-schema), a UserPromptSubmit hook holds the prompt until
+    the MCP server is listed, and PostToolBatch stops the turn once the server says so.
     """
     hooks: Dict[str, Any] = {}
     events = [(event, "") for event in contract.RELAYED_HOOKS]
-    if max_turns:
-        events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}"))
+    if max_turns or structured:
+        events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}" if max_turns else ""))
+    if structured:
+        events.append((contract.HOOK_USER_PROMPT_SUBMIT, " wait-mcp"))
     events = [(event, " ask" if event in asking else arg) for event, arg in events]
     events += [(event, " ask") for event in asking if event not in dict(events)]
     for event, arg in events:
@@ -157,6 +176,11 @@ def hook_script(directory: str) -> str:
         subagent_key=shlex.quote(contract.SUBAGENT_PAYLOAD_KEY),
         stop_json=shlex.quote(json.dumps(contract.MAX_TURNS_STOP, separators=(",", ":"))),
         fifo=FIFO_NAME,
+        prompt_submit=contract.HOOK_USER_PROMPT_SUBMIT,
+        mcp_ready=MCP_READY_NAME,
+        mcp_settle=contract.MCP_SETTLE_SECS,
+        stop_turn=STOP_TURN_NAME,
+        structured_stop=shlex.quote(json.dumps(contract.STRUCTURED_STOP, separators=(",", ":"))),
     )
 
 
@@ -170,6 +194,7 @@ class Relay:
         max_turns: Optional[int] = None,
         asking: Sequence[str] = (),
         user_settings: Optional[Dict[str, Any]] = None,
+        structured: bool = False,
     ) -> None:
         where = tmp_root or temp_root()
         try:
@@ -187,7 +212,9 @@ class Relay:
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
             _write_private(self.script_path, hook_script(self.dir))
-            settings = hook_settings(self.script_path, extra_settings, max_turns, asking)
+            settings = hook_settings(
+                self.script_path, extra_settings, max_turns, asking, structured
+            )
             if user_settings:
                 settings = merge_settings(user_settings, settings)
             _write_private(self.settings_path, json.dumps(settings))
@@ -199,6 +226,26 @@ class Relay:
         except OSError as exc:
             self.close()
             raise ClaudePrintError(f"cannot set up the hook relay in {self.dir}: {exc}") from exc
+
+    def stage_structured(self, schema: Dict[str, Any], max_failures: int) -> str:
+        """--json-schema: the schema and the `--mcp-config` file that starts claude-print's
+        StructuredOutput server; returns the config file's path."""
+        from claude_print import mcp_structured
+
+        schema_path = os.path.join(self.dir, SCHEMA_NAME)
+        config_path = os.path.join(self.dir, MCP_CONFIG_NAME)
+        config = mcp_structured.mcp_config(
+            schema_path,
+            os.path.join(self.dir, MCP_READY_NAME),
+            stop_path=os.path.join(self.dir, STOP_TURN_NAME),
+            max_failures=max_failures,
+        )
+        try:
+            _write_private(schema_path, json.dumps(schema))
+            _write_private(config_path, json.dumps(config))
+        except OSError as exc:
+            raise ClaudePrintError(f"cannot stage the --json-schema server: {exc}") from exc
+        return config_path
 
     def stage_prompt(self, prompt: str) -> str:
         """Put the prompt where the editor script hands it to the input box (a private

@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from claude_print import contract, flags, leftovers, permissions, release, screens
 from claude_print.cli import Options, choose_delivery, new_session_id
@@ -62,6 +62,9 @@ TEARDOWN_GRACE = 2.0
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
 # ~4 s with 20 at once, measured): how long the result waits for it.
 COST_STATE_WAIT = 5.0
+# --json-schema: `claude -p` rejects an unusable schema argument from this release (older
+# ones run without the tool); measured on 2.1.330, not bisected.
+STRICT_SCHEMA_FROM = (2, 1, 330)
 # An asking PreToolUse hook waits this long at most for its tool_use to reach the transcript.
 ASK_SETTLE = 3.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -120,22 +123,33 @@ class Emitter:
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
 
-    def event(self, obj: Dict[str, Any]) -> None:
+    def event(
+        self,
+        obj: Dict[str, Any],
+        finish: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None,
+    ) -> None:
+        """`finish` adds what the captured shapes cannot know, after conforming."""
         from claude_print import output
 
         obj = output.conform(obj, self.release, streamed=self.streams_events)
+        if finish is not None:
+            obj = finish(obj)
         if self.collected is not None:
             self.collected.append(obj)
         else:
             self.line(output.render_json(obj))
 
-    def result(self, obj: Dict[str, Any]) -> None:
+    def result(
+        self,
+        obj: Dict[str, Any],
+        finish: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None,
+    ) -> None:
         from claude_print import output
 
         if self.output_format == "text":
-            self.line(output.render_text(obj))
+            self.line(output.render_text(finish(obj) if finish else obj))
         else:
-            self.event(obj)
+            self.event(obj, finish)
             if self.collected is not None:
                 self.line(output.render_json(self.collected))
 
@@ -163,13 +177,17 @@ def build_argv(
     session_id: Optional[str],
     delivery: str,
     facts: contract.Facts = contract.BASELINE,
+    extra: Sequence[str] = (),
 ) -> List[str]:
+    """The TUI's command line; `extra`: claude-print's own additions (--json-schema's
+    MCP server), after the user's flags."""
     argv = [binary, "--settings", relay.settings_path]
     if not options.inherit_hooks:
         argv.append("--setting-sources=")
     if session_id is not None:
         argv += ["--session-id", session_id]
     argv += options.forwarded
+    argv += extra
     argv += permissions.mode_flags(
         facts,
         asked=options.skip_permissions or options.permission_mode is not None,
@@ -261,6 +279,7 @@ class Session:
         # Asking hooks waiting for our decision, with when they arrived.
         self.asks: List[Tuple[HookEvent, float]] = []
         self.budget_spent = False
+        self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
         self.settle_until = 0.0
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
@@ -277,6 +296,24 @@ class Session:
         self._old_wakeup = signal.set_wakeup_fd(self._wake_w)
         for signum in SIGNALS:
             self._old_handlers[signum] = signal.signal(signum, self._on_signal)
+
+    def _json_schema(self) -> Optional[Dict[str, Any]]:
+        """--json-schema as this release's `claude -p` takes it (None: no tool)."""
+        if self.options.json_schema is None:
+            return None
+        from claude_print import mcp_structured
+        from claude_print.schema_check import SchemaError
+
+        version = contract.parse_version(self.claude_version) or (99,)
+        strict = version >= STRICT_SCHEMA_FROM
+        try:
+            schema = mcp_structured.parse_schema_argument(self.options.json_schema, strict)
+        except SchemaError as exc:
+            raise ClaudePrintError(str(exc)) from None
+        if schema is not None and not strict and not mcp_structured.usable_schema(schema, True):
+            self.trace("--json-schema: Claude Code of this release would ignore this schema")
+            return None
+        return schema
 
     @property
     def wants_bypass(self) -> bool:
@@ -325,12 +362,22 @@ class Session:
             raise ClaudePrintError(too_new)
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
         asking = (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
+        schema = self._json_schema()
         self.relay = Relay(
             extra_settings=extra,
             max_turns=self.options.max_turns,
             asking=asking,
             user_settings=self.options.user_settings,
+            structured=schema is not None,
         )
+        own: List[str] = []
+        if schema is not None:
+            from claude_print import mcp_structured
+
+            self.structured_max = mcp_structured.max_attempts()
+            config = self.relay.stage_structured(schema, self.structured_max)
+            # Pre-allowed: claude-print's PermissionRequest hook would deny it.
+            own = ["--mcp-config", config, "--allowedTools", mcp_structured.QUALIFIED_NAME]
         argv = build_argv(
             self.options,
             self.options.claude_binary,
@@ -338,6 +385,7 @@ class Session:
             self.session_id,
             self.delivery,
             self.facts,
+            own,
         )
         self.trace(
             f"relay dir {self.relay.dir}; prompt via {self.delivery} ({self.options.prompt_source})"
@@ -455,7 +503,9 @@ class Session:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
         if self.submitted_at is None:
             wake.append(now + 0.1)  # dialog quiet gaps, screen grace periods, startup deadline
-        elif self.tail is not None and (self.converter or self.options.max_turns):
+        elif self.tail is not None and (
+            self.converter or self.options.max_turns or self.structured_max is not None
+        ):
             wake.append(self.next_tail)
         else:
             wake.append(now + 1.0)  # child liveness
@@ -732,6 +782,10 @@ class Session:
         summary = self._turn()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
+        if self.structured_max is not None:
+            code = self._structured_end(summary)
+            if code is not None:
+                return code
         if summary.turn_closed:
             # The transcript says the turn is over, yet no Stop/StopFailure came.
             self.closed_at = self.closed_at or now
@@ -888,6 +942,70 @@ class Session:
         if self.emitter.streams_events:
             self._emit_init()
 
+    def _structured_end(self, summary: TurnSummary) -> Optional[int]:
+        """--json-schema: the turn is over once the server accepted a call (success) or
+        rejected the last allowed one (error_max_structured_output_retries)."""
+        from claude_print import mcp_structured as ms
+        from claude_print.output import ERROR_MAX_STRUCTURED_OUTPUT_RETRIES
+
+        value = ms.structured_result(summary.tool_uses, summary.tool_results)
+        version = contract.parse_version(self.claude_version) or (99,)
+        if value is not None:
+            return self._structured_success(summary, value, version)
+        failed = ms.failed_attempts(summary.tool_uses, summary.tool_results)
+        if self.structured_max is None or failed < self.structured_max:
+            return None
+        message = ms.retries_message(
+            failed, self._last_tool_error(), detailed=version >= ms.DETAILED_FROM
+        )
+        reason = ms.RETRY_TERMINAL_REASON if self.facts.limit_terminal_reasons else None
+        return self._cut_short(
+            summary,
+            ERROR_MAX_STRUCTURED_OUTPUT_RETRIES,
+            message,
+            summary.num_turns,
+            reason,
+            usage=summary.usage,
+        )
+
+    def _structured_success(
+        self, summary: TurnSummary, value: Dict[str, Any], version: Tuple[int, ...]
+    ) -> int:
+        from claude_print import mcp_structured as ms
+        from claude_print.output import result_object
+
+        if self.child is not None:
+            self.child.request_exit()
+        self._settle_cost(summary)
+        self._flush_stream()
+        summary.stop_reason = "tool_use"
+        obj = result_object(
+            summary,
+            session_id=self.session_id or "",
+            duration_ms=_ms(time.monotonic() - self.started),
+            duration_api_ms=summary.api_duration_ms,
+            permission_denials=summary.permission_denials
+            or _denials_with_ids(self.denials, summary.tool_uses),
+            claude_version=self.claude_version,
+        )
+        self.emitter.result(obj, lambda o: ms.with_structured_output(o, value, version))
+        self.trace("result printed (success, structured_output)")
+        return EXIT_OK
+
+    def _last_tool_error(self) -> Optional[str]:
+        """The text of the last rejected StructuredOutput call (for the retries message)."""
+        for record in reversed(self.records):
+            content = record.get("message", {}).get("content")
+            for block in reversed(content if isinstance(content, list) else []):
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    if not block.get("is_error"):
+                        continue
+                    text = block.get("content")
+                    if isinstance(text, list):
+                        text = "".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
+                    return str(text)
+        return None
+
     def _max_turns(self, summary: TurnSummary) -> int:
         """`claude -p` stops before the API call that would pass the limit; so do we."""
         from claude_print.output import ERROR_MAX_TURNS
@@ -910,7 +1028,7 @@ class Session:
             ERROR_MAX_BUDGET_USD,
             message,
             summary.num_turns,
-            "budget_exhausted" if self.facts.budget_terminal_reason else None,
+            "budget_exhausted" if self.facts.limit_terminal_reasons else None,
         )
 
     def _cut_short(

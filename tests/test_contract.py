@@ -120,5 +120,5 @@ def test_verbose_says_what_the_model_will_receive_differently() -> None:
     ("version", "budget_reason"),
     [("2.1.197", False), ("2.1.220", False), ("2.1.221", True), ("2.1.330", True)],
 )
-def test_budget_terminal_reason_from_2_1_221(version: str, budget_reason: bool) -> None:
-    assert contract.facts_for(version).budget_terminal_reason is budget_reason
+def test_limit_terminal_reasons_from_2_1_221(version: str, budget_reason: bool) -> None:
+    assert contract.facts_for(version).limit_terminal_reasons is budget_reason
