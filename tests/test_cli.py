@@ -131,12 +131,19 @@ def test_input_file_errors(tmp_path: Path) -> None:
         build_prompt("positional", str(bad), b"", False)
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root reads a chmod 000 file anyway")
-def test_unreadable_input_file(tmp_path: Path) -> None:
+def test_unreadable_input_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "secret"
     path.write_text("x")
-    path.chmod(0)
-    with pytest.raises(ClaudePrintError, match="Permission denied"):
+    real_open = open
+
+    def denied(file: object, *args: object, **kwargs: object) -> object:
+        # As root a chmod 000 file is readable anyway: make the open fail as it would.
+        if str(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", denied)
+    with pytest.raises(ClaudePrintError, match=f"--input-file {path}: Permission denied"):
         build_prompt(None, str(path), b"", False)
 
 
