@@ -762,7 +762,10 @@ class Session:
             self.relay.answer(event, decision)
 
     def _awaits_tool_use(self, event: HookEvent) -> bool:
-        """The transcript does not hold the message that asks for this tool yet."""
+        """The transcript does not hold the message that asks for this tool yet (a
+        subagent's tool calls go to its own transcript: nothing to wait for)."""
+        if "agent_id" in event.payload:
+            return False
         wanted = event.payload.get("tool_use_id")
         return not any(use.get("id") == wanted for use in self._turn().tool_uses)
 

@@ -1,0 +1,72 @@
+"""--max-budget-usd's asking PreToolUse hook: when claude-print decides, and what."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict
+
+from claude_print import contract
+from claude_print.cli import Options
+from claude_print.relay import HookEvent
+from claude_print.runner import Emitter, Session, Trace
+
+
+def session(budget: float) -> Session:
+    started = time.monotonic()
+    options = Options(prompt="hi", prompt_source="argv", max_budget_usd=budget)
+    return Session(options, Trace(False, started), Emitter("json"), started)
+
+
+def pre_tool_use(**payload: Any) -> HookEvent:
+    return HookEvent(contract.HOOK_PRE_TOOL_USE, dict(payload), None, "/nonexistent/reply")
+
+
+PROMPT = {
+    "type": "user",
+    "sessionId": "s",
+    "uuid": "p0",
+    "parentUuid": None,
+    "message": {"role": "user", "content": "hi"},
+}
+
+
+def assistant(tool_id: str, cost_tokens: int, parent: str = "p0") -> Dict[str, Any]:
+    return {
+        "type": "assistant",
+        "sessionId": "s",
+        "uuid": tool_id,
+        "parentUuid": parent,
+        "message": {
+            "id": f"msg_{tool_id}",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {}}],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": cost_tokens, "output_tokens": 10},
+        },
+    }
+
+
+def test_a_main_thread_tool_waits_for_its_call_in_the_transcript() -> None:
+    s = session(1.0)
+    s.session_id = "s"
+    s.records.append(PROMPT)
+    event = pre_tool_use(tool_use_id="toolu_1")
+    assert s._awaits_tool_use(event)
+    s.records.append(assistant("toolu_1", 100))
+    assert not s._awaits_tool_use(event)
+
+
+def test_a_subagent_tool_does_not_wait_for_the_main_transcript() -> None:
+    s = session(1.0)
+    assert not s._awaits_tool_use(pre_tool_use(tool_use_id="toolu_9", agent_id="a1"))
+
+
+def test_the_decision_stops_once_the_cost_reaches_the_budget() -> None:
+    s = session(0.01)
+    s.session_id = "s"
+    s.records += [PROMPT, assistant("toolu_1", 100)]  # far below a cent
+    assert s._budget_decision() is None and not s.budget_spent
+    s.records.append(assistant("toolu_2", 10_000_000, parent="toolu_1"))
+    assert s._budget_decision() == contract.BUDGET_STOP
+    assert s.budget_spent
