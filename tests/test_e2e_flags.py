@@ -172,3 +172,30 @@ def test_continue_picks_up_a_claude_p_session(
     assert out["session_id"] == session
     request = requests_of(fake_api, "the second turn")[0]
     assert any("remember the first turn" in t for t in request["user_texts"]), request
+
+
+def test_forwarded_betas_reach_the_request_header(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    beta = "context-1m-2025-08-07"  # the one beta an API key may ask for (measured)
+    claude_print_ok(sandbox, real_claude, ["--betas", beta, "--", "ours betas"])
+    claude_p_ok(sandbox, real_claude, ["--betas", beta, "--", "theirs betas"])
+    for marker in ("ours betas", "theirs betas"):
+        assert beta in requests_of(fake_api, marker)[0]["betas"], marker
+
+
+def test_forwarded_name_and_debug_file_do_what_they_do_in_claude_p(
+    real_claude: str, sandbox: Sandbox
+) -> None:
+    """--name titles the session (a record in its transcript); --debug-file writes the log."""
+    outcomes = []
+    for who, run in (("ours", claude_print_ok), ("theirs", claude_p_ok)):
+        log = sandbox.tmp / f"{who}-debug.txt"
+        proc = run(sandbox, real_claude, ["--name", f"{who}-x7", "--debug-file", str(log), "hi"])
+        session = json.loads(proc.stdout)["session_id"]
+        [path] = [p for p in sandbox.transcripts() if p.stem == session]
+        titled = any(
+            f"{who}-x7" in line and "title" in line for line in path.read_text().splitlines()
+        )
+        outcomes.append((titled, log.stat().st_size > 0))
+    assert outcomes == [(True, True), (True, True)]
