@@ -28,10 +28,12 @@ at start.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+from claude_print.jsjson import js_number
+from claude_print.jsjson import to_js_json as js_json
 
 MISMATCH_PREFIX = "Output does not match required schema: "
 ENUM_SHOWN = 300  # characters of allowed values shown after an enum/const error
@@ -293,49 +295,6 @@ def equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and bool(a == b)
-
-
-def js_number(value: float) -> str:
-    """A number as JavaScript prints it (`3`, `0.1`, `1e-7`, `1e+21`)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value) if abs(value) < 10**21 else js_number(float(value))
-    if not math.isfinite(value):
-        return "null"
-    if value == 0:
-        return "0"
-    if float(value).is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    point = len(whole) + (int(exponent) if exponent else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0") or "0"
-    sign = "-" if value < 0 else ""
-    count = len(digits)
-    if count <= point <= 21:
-        return sign + digits + "0" * (point - count)
-    if 0 < point <= 21:
-        return sign + digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return sign + "0." + "0" * (-point) + digits
-    exp = point - 1
-    head = digits[0] + ("." + digits[1:] if count > 1 else "")
-    return f"{sign}{head}e{'+' if exp >= 0 else '-'}{abs(exp)}"
-
-
-def js_json(value: Any) -> str:
-    """Compact JSON as JavaScript's JSON.stringify writes it."""
-    if value is None or isinstance(value, (bool, str)):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{js_json(str(k))}:{js_json(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(js_json(v) for v in value) + "]"
-    return json.dumps(str(value), ensure_ascii=False)
 
 
 def _cut(text: str, limit: int) -> str:
