@@ -13,7 +13,7 @@ Measurements: docs/contract.md ("Flags"); the README lists the table.
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 FORWARDED = "forwarded"
 EMULATED = "emulated"
@@ -46,20 +46,14 @@ class Flag(NamedTuple):
         return self.dest or self.name.lstrip("-").replace("-", "_")
 
 
-def _fwd(names: Sequence[str], takes: str = SWITCH, note: str = "", **kw: str) -> Flag:
-    return Flag(tuple(names), FORWARDED, takes, note, **kw)
+def _rows_of(kind: str) -> Callable[..., Flag]:
+    def row(names: Sequence[str], takes: str = SWITCH, note: str = "", **kw: str) -> Flag:
+        return Flag(tuple(names), kind, takes, note, **kw)
+
+    return row
 
 
-def _emu(names: Sequence[str], takes: str = SWITCH, note: str = "", **kw: str) -> Flag:
-    return Flag(tuple(names), EMULATED, takes, note, **kw)
-
-
-def _ref(names: Sequence[str], takes: str = SWITCH, note: str = "", **kw: str) -> Flag:
-    return Flag(tuple(names), REFUSED, takes, note, **kw)
-
-
-def _own(names: Sequence[str], takes: str = SWITCH, note: str = "", **kw: str) -> Flag:
-    return Flag(tuple(names), OWN, takes, note, **kw)
+_fwd, _emu, _ref, _own = (_rows_of(kind) for kind in (FORWARDED, EMULATED, REFUSED, OWN))
 
 
 _INTERACTIVE = "it only makes sense with a person at the terminal"
