@@ -12,9 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -31,8 +29,6 @@ MIN_PYTHON = (3, 8)
 ORPHAN_AGE_SECS = 3600.0
 ROUND_TRIP_TIMEOUT = 60.0
 ROUND_TRIP_PROMPT = "claude-print --check: a round trip through mock_claude."
-# Relay dirs are made by relay.Relay as `claude-print-<pid>-<random>`.
-_RELAY_DIR = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]+$")
 # The user's environment must not steer the round trip.
 _ROUND_TRIP_DROPPED_PREFIXES = ("CLAUDE_CODE_", "ANTHROPIC_", "MOCK_CLAUDE_", "CLAUDE_PRINT_")
 _ROUND_TRIP_DROPPED_NAMES = ("CLAUDECODE", "CLAUDE_CONFIG_DIR", "SHIV_FORCE_EXTRACT")
@@ -327,25 +323,13 @@ def check_needle(report: Report) -> None:
 
 def find_orphans(root: str, now: float) -> List[Tuple[str, int]]:
     """(path, owning pid) of this user's relay dirs in `root` untouched for over an hour."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
     found = []
-    uid = os.geteuid()
-    for name in names:
-        match = _RELAY_DIR.match(name)
-        if match is None:
-            continue
-        path = os.path.join(root, name)
+    for path, pid in leftovers.relay_dirs(root):
         try:
-            st = os.lstat(path)
+            if now - os.lstat(path).st_mtime > ORPHAN_AGE_SECS:
+                found.append((path, pid))
         except OSError:
-            continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
-            continue  # a symlink, a file, or another user's
-        if now - st.st_mtime > ORPHAN_AGE_SECS:
-            found.append((path, int(match.group(1))))
+            continue  # removed meanwhile
     return found
 
 
