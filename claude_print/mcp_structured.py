@@ -227,6 +227,30 @@ def failed_attempts(tool_uses: List[Dict[str, Any]], tool_results: List[Dict[str
     return sum(1 for r in tool_results if r.get("is_error") and r.get("tool_use_id") in ids)
 
 
+def last_failure(records: List[Dict[str, Any]]) -> Optional[str]:
+    """The text of the last rejected StructuredOutput call in transcript `records` (for
+    the retries message); other tools' errors do not count."""
+    ours = set()
+    failure = None
+    for record in records:
+        content = record.get("message", {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") in (QUALIFIED_NAME, TOOL_NAME):
+                ours.add(block.get("id"))
+            elif (
+                block.get("type") == "tool_result"
+                and block.get("is_error")
+                and block.get("tool_use_id") in ours
+            ):
+                text = block.get("content")
+                if isinstance(text, list):
+                    text = "".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
+                failure = str(text)
+    return failure
+
+
 # --- the server ------------------------------------------------------------------------
 
 
@@ -389,6 +413,7 @@ __all__ = [
     "SERVER_NAME",
     "Server",
     "failed_attempts",
+    "last_failure",
     "max_attempts",
     "mcp_config",
     "parse_schema_argument",

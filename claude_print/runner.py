@@ -959,7 +959,7 @@ class Session:
         if self.structured_max is None or failed < self.structured_max:
             return None
         message = ms.retries_message(
-            failed, self._last_tool_error(), detailed=version >= ms.DETAILED_FROM
+            failed, ms.last_failure(self.records), detailed=version >= ms.DETAILED_FROM
         )
         reason = ms.RETRY_TERMINAL_REASON if self.facts.limit_terminal_reasons else None
         return self._cut_short(
@@ -994,20 +994,6 @@ class Session:
         self.emitter.result(obj, lambda o: ms.with_structured_output(o, value, version))
         self.trace("result printed (success, structured_output)")
         return EXIT_OK
-
-    def _last_tool_error(self) -> Optional[str]:
-        """The text of the last rejected StructuredOutput call (for the retries message)."""
-        for record in reversed(self.records):
-            content = record.get("message", {}).get("content")
-            for block in reversed(content if isinstance(content, list) else []):
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    if not block.get("is_error"):
-                        continue
-                    text = block.get("content")
-                    if isinstance(text, list):
-                        text = "".join(str(b.get("text", "")) for b in text if isinstance(b, dict))
-                    return str(text)
-        return None
 
     def _max_turns(self, summary: TurnSummary) -> int:
         """`claude -p` stops before the API call that would pass the limit; so do we."""

@@ -290,3 +290,24 @@ def test_structured_output_goes_where_the_release_puts_it() -> None:
     new = {"permission_denials": [], "result": "x", "ttft_ms": 1}
     placed = ms.with_structured_output(new, {"a": 1}, (2, 1, 330))
     assert list(placed) == ["permission_denials", "result", "structured_output", "ttft_ms"]
+
+
+def test_last_failure_is_the_last_rejected_structured_call_only() -> None:
+    from claude_print.mcp_structured import QUALIFIED_NAME, last_failure
+
+    def use(tool_id: str, name: str) -> Dict[str, Any]:
+        block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}
+        return {"message": {"content": [block]}}
+
+    def failed(tool_id: str, text: Any) -> Dict[str, Any]:
+        block = {"type": "tool_result", "tool_use_id": tool_id, "is_error": True, "content": text}
+        return {"message": {"content": [block]}}
+
+    records = [
+        use("t1", QUALIFIED_NAME),
+        failed("t1", [{"type": "text", "text": "Output does not match: first"}]),
+        use("t2", "Bash"),
+        failed("t2", "Bash was denied"),
+    ]
+    assert last_failure(records) == "Output does not match: first"
+    assert last_failure(records[2:]) is None
