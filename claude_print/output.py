@@ -322,6 +322,8 @@ def shape_name(event: Dict[str, Any]) -> Optional[str]:
         return "result_api_error" if event.get("is_error") else "result_success"
     if kind == "system":
         return "init" if event.get("subtype") == "init" else None
+    if kind == "assistant" and "error" in event:
+        return "assistant_api_error"
     return kind if kind in ("assistant", "user") else None
 
 

@@ -24,6 +24,7 @@ import heapq
 import uuid as uuidlib
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from claude_print.output import api_error_type
 from claude_print.transcript import Record, is_human_prompt
 
 # Block texts that `claude -p` never emits as an assistant event.
@@ -201,6 +202,14 @@ class StreamConverter:
                 event["error"] = record["error"]
             if record.get("requestId") is not None:
                 event["request_id"] = record["requestId"]
+            if record.get("isApiErrorMessage"):
+                # Kept only where the release's `claude -p` prints them (output.conform).
+                status = record.get("apiErrorStatus")
+                event["is_api_error_message"] = True
+                event["api_error_status"] = status
+                event["api_error_type"] = api_error_type(
+                    status if isinstance(status, int) else None
+                )
             events.append(event)
         return events
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import stream
+from claude_print import output, stream
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 
@@ -54,7 +54,8 @@ def block_gist(block: Dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize(("tui", "printed"), PAIRS)
 def test_events_match_claude_p(tui: str, printed: str) -> None:
-    ours = convert(load_jsonl(tui))
+    # As printed: conformed to the release's shapes (2.1.197 has no is_api_error_message).
+    ours = [output.conform(e, "2.1.197", streamed=True) for e in convert(load_jsonl(tui))]
     real = [e for e in load_jsonl(printed) if e["type"] not in ("system", "result")]
     assert [e["type"] for e in ours] == [e["type"] for e in real]
     for mine, theirs in zip(ours, real):
@@ -272,3 +273,23 @@ def test_init_event_shape() -> None:
     assert "memory_paths" not in bare
     assert [k for k in real if k != "memory_paths"] == list(bare)
     assert bare["tools"] == [] and bare["fast_mode_state"] == "off"
+
+
+def test_an_api_error_event_has_the_error_keys_of_the_release() -> None:
+    """2.1.330's `claude -p` adds is_api_error_message, api_error_status and api_error_type
+    to an API error's assistant event (the Agent SDK reads `error`); 2.1.197 has neither."""
+    [event] = [e for e in convert(load_jsonl("tui_error400.transcript.jsonl"))]
+    newest = output.conform(event, "2.1.330", streamed=True)
+    real = next(
+        json.loads(line)
+        for line in (DATA.parent / "cc-2.1.330" / "p_error400.stream.jsonl")
+        .read_text()
+        .splitlines()
+        if '"assistant"' in line
+    )
+    assert list(newest) == list(real)
+    assert (newest["error"], newest["api_error_status"], newest["api_error_type"]) == (
+        "unknown",
+        400,
+        "invalid_request_error",
+    )
