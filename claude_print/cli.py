@@ -41,6 +41,8 @@ class Options(NamedTuple):
     no_session_persistence: bool = False  # emulated: the transcript is removed once read
     user_settings: Optional[Dict[str, Any]] = None  # --settings, merged into claude-print's
     json_schema: Optional[str] = None  # emulated with claude-print's StructuredOutput server
+    input_format: str = "text"  # stream-json: prompts (and control requests) come on stdin
+    permission_prompt_tool: Optional[str] = None  # "stdio": can_use_tool asks the caller
 
 
 GROUP_TITLES = {
@@ -136,6 +138,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--json-schema": {},
         "--resume": {"nargs": "?", "const": ""},
         "--input-format": {"choices": INPUT_FORMATS},
+        "--permission-prompt-tool": {},
         "--permission-prompts": {"choices": ("host", "none")},
     }
 
@@ -325,13 +328,18 @@ def parse_options(
     args.claude_binary = binary
     if args.clean:
         raise ClaudePrintError("--clean only goes with --check")
-    stdin_is_tty = _is_tty(stdin)
-    stdin_data = (
-        b""
-        if args.prompt is None and args.input_file is None and stdin_is_tty
-        else read_stdin(stdin)
-    )
-    prompt, source = build_prompt(args.prompt, args.input_file, stdin_data, stdin_is_tty)
+    streamed = args.input_format == "stream-json"
+    if streamed:
+        _check_stream_input(args)
+        prompt, source = "", "stdin"
+    else:
+        stdin_is_tty = _is_tty(stdin)
+        stdin_data = (
+            b""
+            if args.prompt is None and args.input_file is None and stdin_is_tty
+            else read_stdin(stdin)
+        )
+        prompt, source = build_prompt(args.prompt, args.input_file, stdin_data, stdin_is_tty)
     try:
         os.getcwd()
     except OSError as exc:
@@ -363,6 +371,8 @@ def parse_options(
         no_session_persistence=args.no_session_persistence,
         user_settings=load_user_settings(args.settings[-1]) if args.settings else None,
         json_schema=args.json_schema,
+        input_format=args.input_format or "text",
+        permission_prompt_tool=args.permission_prompt_tool,
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
@@ -374,13 +384,36 @@ def parse_options(
             "--no-inherit-hooks and --setting-sources both choose the settings to load "
             "(--no-inherit-hooks is --setting-sources=): give one"
         )
-    if args.input_format == "stream-json":
+    if args.permission_prompt_tool is not None and not streamed:
         raise ClaudePrintError(
-            "--input-format stream-json is not supported yet: give the prompt as an "
-            "argument or on stdin"
+            "--permission-prompt-tool needs --input-format stream-json (the caller answers "
+            "can_use_tool control requests on stdin)"
         )
-    choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
+    if not streamed:
+        choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     return args, options
+
+
+def _check_stream_input(args: argparse.Namespace) -> None:
+    """--input-format stream-json: as `claude -p` requires, plus what claude-print can do."""
+    if (args.output_format or "text") != "stream-json":
+        raise ClaudePrintError("--input-format=stream-json requires output-format=stream-json")
+    if args.prompt is not None or args.input_file is not None:
+        raise ClaudePrintError(
+            "--input-format stream-json reads the prompts from stdin: give no prompt "
+            "argument or --input-file"
+        )
+    tool = args.permission_prompt_tool
+    if tool is not None and tool != "stdio":
+        raise ClaudePrintError(
+            f"--permission-prompt-tool {tool}: only stdio is supported (the TUI cannot call "
+            "an MCP tool to ask for permission; claude-print asks the caller on stdout)"
+        )
+    if args.prompt_via == "argv":
+        raise ClaudePrintError(
+            "--prompt-via argv cannot type the messages of --input-format stream-json into "
+            "a running session (use editor or paste)"
+        )
 
 
 def _session_choice(

@@ -84,6 +84,10 @@ KEY_ENTER = b"\r"
 # as typed, never wrapped in <pasted_content> tags like a large paste (2.1.330), and a
 # leading "!" stays plain text.
 KEY_EXTERNAL_EDITOR = b"\x07"
+# Esc stops a running turn (the Agent SDK's `interrupt`): no Stop hook fires; the
+# transcript gets a user record starting with INTERRUPTED_PREFIX.
+KEY_ESCAPE = b"\x1b"
+INTERRUPTED_PREFIX = "[Request interrupted by user"
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 EXIT_COMMAND = b"/exit"
@@ -204,6 +208,10 @@ class Facts(NamedTuple):
     # `claude -p`'s --max-budget-usd and --json-schema retry-limit results carry a
     # terminal_reason ("budget_exhausted", "structured_output_retry_exhausted").
     limit_terminal_reasons: bool
+    # stream-json input (the Agent SDK): the `initialize` answer carries the session's
+    # state keys (claude_code_version, current_permission_mode, ...) and the `interrupt`
+    # answer `{"still_queued": []}`.
+    sdk_session_keys: bool
 
 
 class Change(NamedTuple):
@@ -221,6 +229,7 @@ BASELINE = Facts(
     permission_denied_event=False,
     cost_state=False,
     limit_terminal_reasons=False,
+    sdk_session_keys=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -279,6 +288,13 @@ CHANGES: Tuple[Change, ...] = (
         "disabled), and from 2.1.280 whenever the server turns it on. claude-print loads "
         "stdin and file prompts with the external-editor key instead, which is never wrapped",
         {"paste_wraps": True},
+    ),
+    Change(
+        "2.1.330",
+        "stream-json input: the initialize answer has the session's state keys and the "
+        "interrupt answer {'still_queued': []} (measured on 2.1.197 and 2.1.330 only, "
+        "docs/agent-sdk-protocol.md)",
+        {"sdk_session_keys": True},
     ),
 )
 

@@ -197,7 +197,20 @@ FLAGS: Tuple[Flag, ...] = (
         note="json: every event as one JSON array, as claude -p; also claude-print's traces "
         "on stderr",
     ),
-    _emu(["--input-format"], ONE, "text (stream-json: not yet)", metavar="FORMAT"),
+    _emu(
+        ["--input-format"],
+        ONE,
+        "text (default) or stream-json: NDJSON user messages and the Agent SDK's control "
+        "protocol; each message is a turn of the same TUI session",
+        metavar="FORMAT",
+    ),
+    _emu(
+        ["--permission-prompt-tool"],
+        ONE,
+        "stdio (with --input-format stream-json): the PermissionRequest hook asks the caller "
+        "with a can_use_tool control request; an MCP tool name is refused",
+        metavar="TOOL",
+    ),
     _emu(
         ["--permission-prompts"],
         ONE,
@@ -225,12 +238,9 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _ref(["--include-hook-events"], note="not yet supported by claude-print"),
     _ref(
-        ["--permission-prompt-tool"],
-        ONE,
-        "not yet supported by claude-print; without it, tools that would ask are denied",
-        metavar="TOOL",
+        ["--replay-user-messages"],
+        note="not yet supported by claude-print: the user messages are not echoed back",
     ),
-    _ref(["--replay-user-messages"], note="needs --input-format stream-json (not yet)"),
     _ref(
         ["--forward-subagent-text"],
         note="the TUI refuses it (print mode with stream-json only)",

@@ -47,7 +47,7 @@ if [ "${{2:-}}" = ask ]; then
   mkfifo "$reply" || exit 0
   # Read-write, so this open cannot block and claude-print's writer always finds a reader.
   exec 3<>"$reply"
-  printf '%s %s ask\\n' "$1" "${{event_file##*/}}" > "$dir/{fifo}"
+  printf '%s %s ask %s\\n' "$1" "${{event_file##*/}}" "${{3:-}}" > "$dir/{fifo}"
   IFS= read -r answer <&3
   exec 3<&-
   rm -f "$reply"
@@ -103,6 +103,16 @@ class HookEvent(NamedTuple):
     payload: Dict[str, Any]
     error: Optional[str] = None  # set when the payload could not be read as a JSON object
     reply: Optional[str] = None  # an asking hook's reply FIFO: it waits for `Relay.answer`
+    tag: str = ""  # which asking hook entry fired (the caller's hooks: "sdk:<index>")
+
+
+class ExtraHook(NamedTuple):
+    """An asking hook entry of someone else's (an SDK caller's), with its own matcher."""
+
+    event: str
+    matcher: Optional[str]
+    tag: str  # comes back in HookEvent.tag; letters, digits, ':' and '_' only
+    timeout: Optional[float] = None
 
 
 def deny_decision() -> Dict[str, Any]:
@@ -120,6 +130,7 @@ def hook_settings(
     max_turns: Optional[int] = None,
     asking: Sequence[str] = (),
     structured: bool = False,
+    extra_hooks: Sequence[ExtraHook] = (),
 ) -> Dict[str, Any]:
     """The `--settings` document: one relay hook per event, paths shell-quoted.
 
@@ -147,6 +158,20 @@ def hook_settings(
         if event in contract.TOOL_HOOKS:
             entry["matcher"] = "*"
         hooks[event] = [entry]
+    for hook in extra_hooks:
+        command = f"/bin/sh {shlex.quote(script_path)} {hook.event} ask {shlex.quote(hook.tag)}"
+        entry = {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": command,
+                    "timeout": hook.timeout or contract.ASK_TIMEOUT_SECS,
+                }
+            ]
+        }
+        if hook.matcher is not None:
+            entry["matcher"] = hook.matcher
+        hooks.setdefault(hook.event, []).append(entry)
     return {**(extra or {}), "hooks": hooks}
 
 
@@ -195,6 +220,7 @@ class Relay:
         asking: Sequence[str] = (),
         user_settings: Optional[Dict[str, Any]] = None,
         structured: bool = False,
+        extra_hooks: Sequence[ExtraHook] = (),
     ) -> None:
         where = tmp_root or temp_root()
         try:
@@ -213,7 +239,7 @@ class Relay:
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
             _write_private(self.script_path, hook_script(self.dir))
             settings = hook_settings(
-                self.script_path, extra_settings, max_turns, asking, structured
+                self.script_path, extra_settings, max_turns, asking, structured, extra_hooks
             )
             if user_settings:
                 settings = merge_settings(user_settings, settings)
@@ -247,21 +273,28 @@ class Relay:
             raise ClaudePrintError(f"cannot stage the --json-schema server: {exc}") from exc
         return config_path
 
-    def stage_prompt(self, prompt: str) -> str:
-        """Put the prompt where the editor script hands it to the input box (a private
-        file, never argv or the environment); returns the $EDITOR command."""
-        prompt_path = os.path.join(self.dir, PROMPT_NAME)
+    def editor_command(self) -> str:
+        """The $EDITOR command that hands the staged prompt to the input box (Ctrl+G)."""
         editor_path = os.path.join(self.dir, EDITOR_NAME)
+        prompt_path = os.path.join(self.dir, PROMPT_NAME)
         try:
-            _write_private(prompt_path, prompt)
             _write_private(
                 editor_path,
                 _EDITOR_SCRIPT.format(prompt=shlex.quote(prompt_path), user_editor=USER_EDITOR_VAR),
             )
         except OSError as exc:
-            raise ClaudePrintError(f"cannot stage the prompt in {self.dir}: {exc}") from exc
+            raise ClaudePrintError(f"cannot write the editor script in {self.dir}: {exc}") from exc
         # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
         return f"/bin/sh {shlex.quote(editor_path)}"
+
+    def stage_prompt(self, prompt: str) -> None:
+        """Put the prompt where the editor script hands it to the input box (a private
+        file, never argv or the environment), once per turn."""
+        self.unstage_prompt()
+        try:
+            _write_private(os.path.join(self.dir, PROMPT_NAME), prompt)
+        except OSError as exc:
+            raise ClaudePrintError(f"cannot stage the prompt in {self.dir}: {exc}") from exc
 
     def unstage_prompt(self) -> None:
         """The box holds the prompt: a later $EDITOR (a tool the model runs) is the user's."""
@@ -285,7 +318,8 @@ class Relay:
         name, file_name, *flags = line.split(" ")
         path = os.path.join(self.dir, os.path.basename(file_name))
         reply = None
-        if flags == ["ask"]:
+        tag = flags[1] if len(flags) > 1 else ""
+        if flags[:1] == ["ask"]:
             reply = path + ".reply"
             self._unanswered.append(reply)
         try:
@@ -293,10 +327,10 @@ class Relay:
                 payload = json.load(f)
             os.unlink(path)
         except (OSError, ValueError) as exc:
-            return HookEvent(name, {}, f"unreadable {name} hook payload: {exc}", reply)
+            return HookEvent(name, {}, f"unreadable {name} hook payload: {exc}", reply, tag)
         if not isinstance(payload, dict):
-            return HookEvent(name, {}, f"{name} hook payload is not a JSON object", reply)
-        return HookEvent(name, payload, None, reply)
+            return HookEvent(name, {}, f"{name} hook payload is not a JSON object", reply, tag)
+        return HookEvent(name, payload, None, reply, tag)
 
     def answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> bool:
         """Hand an asking hook its output (None: no decision, Claude Code's default).

@@ -1,24 +1,43 @@
 """The orchestrator: one event loop that owns the child, the relay and the clock.
 
-A run: set up the relay -> spawn Claude Code on a PTY -> answer probes and
-startup screens -> deliver the prompt -> wait for a relayed hook -> read the
-transcript -> print -> tear the child down. Everything it calls is a plain
-function or a small class; only this module sees the whole picture.
+A run reads as phases:
+
+- boot: set up the relay, spawn Claude Code on a PTY, answer probes and startup screens
+  until the input box is up (an argv prompt submits itself there);
+- turn, once per prompt: deliver it, await the Stop hook, read the transcript, emit the
+  result (the one prompt of `claude -p`, or each `user` message of stream-json input);
+- shutdown: tear the child and the relay down.
+
+Each phase is a step function that `_pump` calls after every batch of I/O until it
+returns a value; the pump alone reads the PTY, the hook FIFO, stdin and the signal pipe.
+Everything else is a plain function or a small class; only this module sees the whole.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import select
 import signal
-import sys
 import time
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+)
 
 from claude_print import contract, flags, leftovers, permissions, release, screens
+from claude_print.boot import READY, StartupScreens
 from claude_print.cli import Options, choose_delivery, new_session_id
+from claude_print.emit import Emitter, Finish, Trace, report_failure
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
     EXIT_INTERRUPTED,
@@ -28,19 +47,27 @@ from claude_print.errors import (
 )
 from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
-from claude_print.relay import HookEvent, Relay
+from claude_print.relay import ExtraHook, HookEvent, Relay
 from claude_print.terminal import Screen
+from claude_print.turn import Turn, denials_with_ids
 
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
     from claude_print.stream import StreamConverter
+    from claude_print.stream_input import ControlChannel, Prompt
     from claude_print.transcript import TranscriptTail, TurnSummary
 
+T = TypeVar("T")
+SDK_HOOK_TAG = "sdk"
+# stream-json input: the Agent SDK sends `initialize` at once and waits 60 s for the answer.
+FIRST_MESSAGE_WAIT = 60.0
+# After Esc, how long to wait for the transcript's interruption record.
+INTERRUPT_SETTLE = 3.0
+# `claude -p`'s error for an interrupted turn (2.1.197 and 2.1.330 alike).
+INTERRUPT_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"
+
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
-UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
-REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
-ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
 # Submitted, yet no record of it after this long: the keys were lost.
 PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
@@ -70,104 +97,10 @@ ASK_SETTLE = 3.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class Trace:
-    """--verbose: timestamped lines on stderr, relative to the start of the run."""
-
-    def __init__(self, enabled: bool, started: float) -> None:
-        self.enabled = enabled
-        self.started = started
-
-    def __call__(self, message: str) -> None:
-        if self.enabled:
-            elapsed = time.monotonic() - self.started
-            sys.stderr.write(f"[claude-print +{elapsed:7.3f}s] {message}\n")
-            sys.stderr.flush()
-
-
 class Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
-
-
-class Emitter:
-    """Writes results to stdout; a closed pipe (SIGPIPE) ends output quietly.
-
-    `json --verbose` collects every event and prints them as one JSON array at
-    the end, as `claude -p --output-format json --verbose` does.
-    """
-
-    def __init__(self, output_format: str, verbose: bool = False, release: str = "") -> None:
-        self.output_format = output_format
-        # The Claude Code release whose `claude -p` shapes the events ("" = the newest).
-        self.release = release
-        self.collected: Optional[List[Dict[str, Any]]] = (
-            [] if output_format == "json" and verbose else None
-        )
-        self.broken = False
-
-    @property
-    def streams_events(self) -> bool:
-        return self.output_format == "stream-json" or self.collected is not None
-
-    def line(self, text: str) -> None:
-        if self.broken:
-            return
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            self.broken = True
-            # Keep the interpreter's final flush from raising again.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-
-    def event(
-        self,
-        obj: Dict[str, Any],
-        finish: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None,
-    ) -> None:
-        """`finish` adds what the captured shapes cannot know, after conforming."""
-        from claude_print import output
-
-        obj = output.conform(obj, self.release, streamed=self.streams_events)
-        if finish is not None:
-            obj = finish(obj)
-        if self.collected is not None:
-            self.collected.append(obj)
-        else:
-            self.line(output.render_json(obj))
-
-    def result(
-        self,
-        obj: Dict[str, Any],
-        finish: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None,
-    ) -> None:
-        from claude_print import output
-
-        if self.output_format == "text":
-            self.line(output.render_text(finish(obj) if finish else obj))
-        else:
-            self.event(obj, finish)
-            if self.collected is not None:
-                self.line(output.render_json(self.collected))
-
-
-def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> None:
-    """An error before or outside a session: message on stderr, json object on stdout."""
-    from claude_print import output
-
-    sys.stderr.write(f"claude-print: error: {exc.message}\n")
-    if output_format in ("json", "stream-json"):
-        obj = output.error_object(
-            exc.subtype,
-            exc.message,
-            session_id=fields.get("session_id", ""),
-            duration_ms=fields.get("duration_ms", 0),
-            claude_version=fields.get("claude_version", ""),
-        )
-        Emitter(output_format, release=fields.get("claude_version", "")).event(obj)
 
 
 def build_argv(
@@ -240,9 +173,23 @@ class Session:
         self.session_id: Optional[str] = options.session_id or (
             None if options.resume else new_session_id()
         )
-        self.delivery = choose_delivery(options)
+        # stream-json input: many turns in one TUI, prompts typed in as they arrive.
+        self.channel: Optional[ControlChannel] = None
+        if options.input_format == "stream-json":
+            from claude_print.stream_input import ControlChannel
+
+            mode = options.permission_mode or (
+                "bypassPermissions" if options.skip_permissions else "default"
+            )
+            facts = contract.facts_for(release.installed_version(options.claude_binary))
+            self.channel = ControlChannel(self.emitter, self.trace, facts, mode)
+            self.channel.can_use_tool = options.permission_prompt_tool == "stdio"
+        self.delivery = "editor" if self.channel else choose_delivery(options)
+        if self.channel and options.prompt_via == "paste":
+            self.delivery = "paste"
         self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
         self.unrendered = bytearray()
+        self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
         self.probes = ProbeResponder(
             rows=contract.WINDOW_ROWS,
             cols=contract.WINDOW_COLS,
@@ -258,12 +205,12 @@ class Session:
         self.pending_keys: List[bytes] = []
         self.last_output = started
         self.last_key = started
-        self.pasted_at: Optional[float] = None
-        self.submitted_at: Optional[float] = None
-        self.enter_presses = 0
-        self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
-        self.unknown_since: Optional[float] = None
-        self.denials: List[Dict[str, Any]] = []
+        self.screens = StartupScreens(self.wants_bypass, self._screen_error, trace)
+        self.turn = Turn(options.prompt, self.delivery, started)
+        self.turns = 0  # results emitted
+        self._turns_started = 0
+        self.spent_usd = 0.0  # the session's cost and model usage over its results
+        self.spent_models: Dict[str, Dict[str, Any]] = {}
         self._tool_names: Dict[str, str] = {}  # tool_use id -> tool name, for stream events
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
@@ -272,19 +219,17 @@ class Session:
         self.facts = contract.facts_for(release.installed_version(options.claude_binary))
         self.claude_version = self.facts.version
         emitter.release = self.claude_version
-        self.init_sent = False
-        self.closed_at: Optional[float] = None
-        self.hooks_seen = 0
-        self.stop_event: Optional[HookEvent] = None
         # Asking hooks waiting for our decision, with when they arrived.
         self.asks: List[Tuple[HookEvent, float]] = []
-        self.budget_spent = False
         self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
-        self.settle_until = 0.0
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
         self._old_wakeup = -1
+
+    @property
+    def multi_turn(self) -> bool:
+        return self.channel is not None
 
     # --- setup / teardown -------------------------------------------------
 
@@ -329,6 +274,7 @@ class Session:
             self.interrupted = signum
 
     def close(self) -> None:
+        """Shutdown: the child, the transcript (--no-session-persistence), the relay."""
         if self.child is not None:
             code = self.child.terminate(TEARDOWN_GRACE)
             self.trace(f"child {self.child.pid} ended with status {code}")
@@ -361,7 +307,17 @@ class Session:
         if too_new:
             raise ClaudePrintError(too_new)
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
-        asking = (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
+        asking: Tuple[str, ...] = (
+            (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
+        )
+        sdk_hooks: List[ExtraHook] = []
+        if self.channel is not None:
+            self._await_initialize()
+            asking += self.channel.asking_hooks()
+            sdk_hooks = [
+                ExtraHook(hook.event, hook.matcher, f"{SDK_HOOK_TAG}:{index}", hook.timeout)
+                for index, hook in enumerate(self.channel.hooks)
+            ]
         schema = self._json_schema()
         self.relay = Relay(
             extra_settings=extra,
@@ -369,6 +325,7 @@ class Session:
             asking=asking,
             user_settings=self.options.user_settings,
             structured=schema is not None,
+            extra_hooks=sdk_hooks,
         )
         own: List[str] = []
         if schema is not None:
@@ -387,11 +344,11 @@ class Session:
             self.facts,
             own,
         )
-        self.trace(
-            f"relay dir {self.relay.dir}; prompt via {self.delivery} ({self.options.prompt_source})"
-        )
-        for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
-            self.trace(note)
+        source = "stdin, stream-json" if self.multi_turn else self.options.prompt_source
+        self.trace(f"relay dir {self.relay.dir}; prompts via {self.delivery} ({source})")
+        if not self.multi_turn:
+            for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
+                self.trace(note)
         env = child_environment(os.environ)
         scrubbed = scrubbed_names(os.environ)
         if scrubbed:
@@ -402,7 +359,7 @@ class Session:
             user_editor = env.get("VISUAL") or env.get("EDITOR")
             if user_editor:
                 env[USER_EDITOR_VAR] = user_editor
-            env["VISUAL"] = env["EDITOR"] = self.relay.stage_prompt(self.options.prompt)
+            env["VISUAL"] = env["EDITOR"] = self.relay.editor_command()
         self.child = PtyChild(argv, env, cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.claude_version:
@@ -423,10 +380,10 @@ class Session:
             self.converter = StreamConverter(self.session_id)
 
     def _emit_init(self, model: str = "") -> None:
-        """stream-json's first line, sent once the first record tells the model in use."""
-        if self.init_sent or self.session_id is None:
+        """stream-json's first line of a turn, once the first record tells the model."""
+        if self.turn.init_sent or self.session_id is None:
             return
-        self.init_sent = True
+        self.turn.init_sent = True
         from claude_print.stream import init_event
 
         memory = os.path.join(os.path.dirname(self.tail.path), "memory", "") if self.tail else None
@@ -446,10 +403,53 @@ class Session:
             )
         )
 
-    # --- the loop ---------------------------------------------------------
+    # --- the phases ---------------------------------------------------------
 
     def run(self) -> int:
         self.start()
+        self._pump(self._boot_step)
+        if not self.multi_turn:
+            return self._run_turn(self.turn)
+        code = EXIT_OK
+        while True:
+            prompt = self._pump(self._next_prompt)
+            if prompt.text is None:  # stdin ended: so does the session
+                return code
+            turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.records))
+            code = self._refuse_turn(turn, prompt.error) if prompt.error else self._run_turn(turn)
+
+    def _refuse_turn(self, turn: Turn, message: str) -> int:
+        """A message the TUI cannot take: an error result for it, the session goes on."""
+        from claude_print.output import ERROR_DURING_EXECUTION, error_object
+
+        self.turn = turn
+        self.trace(f"message refused: {message}")
+        self._emit_result(
+            error_object(
+                ERROR_DURING_EXECUTION,
+                message,
+                session_id=self.session_id or "",
+                duration_ms=0,
+                claude_version=self.claude_version,
+            )
+        )
+        self.turns += 1
+        self._turns_started += 1
+        return EXIT_ASSISTANT_ERROR
+
+    def _run_turn(self, turn: Turn) -> int:
+        self.turn = turn
+        self._turns_started += 1
+        if turn.submitted_at is None:
+            self.rendering = True
+            self._pump(self._deliver_step)
+        self.rendering = False
+        code = self._pump(self._turn_step)
+        self.turns += 1
+        return code
+
+    def _pump(self, step: Callable[[float], Optional[T]]) -> T:
+        """Run the event loop until `step(now)` returns a value (the phase's outcome)."""
         assert self.child is not None and self.relay is not None
         child, relay = self.child, self.relay
         while True:
@@ -462,6 +462,8 @@ class Session:
                 )
             self._flush_keys(now)
             readers = [child.fd, relay.read_fd, self._wake_r]
+            if self.channel is not None and self.channel.reading:
+                readers.append(self.channel.fd)
             writers = [child.fd] if self.outbox else []
             ready_r, ready_w, _ = select.select(readers, writers, [], self._wait_time(now))
             now = time.monotonic()
@@ -473,316 +475,152 @@ class Session:
                 del self.outbox[: child.write_some(bytes(self.outbox[: contract.PASTE_CHUNK]))]
             if relay.read_fd in ready_r:
                 for event in relay.read_events():
-                    code = self._on_hook(event, now)
-                    if code is not None:
-                        return code
+                    self._on_hook(event, now)
+            if self.channel is not None and self.channel.fd in ready_r:
+                self._on_stdin(now)
             if self.asks:
                 self._serve_asks(now)
-                if self.budget_spent:
-                    return self._budget_exhausted(self._turn())
-            if self.stop_event is not None:
-                gone = child.eof or child.returncode() is not None
-                code = self._try_finish(force=gone or now >= self.settle_until)
-                if code is not None:
-                    return code
-                continue
-            if self.submitted_at is None:
-                self._on_screen(now)
-            elif now >= self.next_tail:
-                code = self._on_tail(now)
-                if code is not None:
-                    return code
+            outcome = step(now)
+            if outcome is not None:
+                return outcome
             if child.eof or child.returncode() is not None:
                 self._on_child_exit()
 
     def _wait_time(self, now: float) -> float:
         wake = [self.deadline]
-        if self.stop_event is not None or self.asks:
+        turn = self.turn
+        if turn.stop_event is not None or self.asks:
             wake.append(now + TRANSCRIPT_POLL)
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
-        if self.submitted_at is None:
+        if self.rendering:
             wake.append(now + 0.1)  # dialog quiet gaps, screen grace periods, startup deadline
         elif self.tail is not None and (
-            self.converter or self.options.max_turns or self.structured_max is not None
+            self.converter
+            or self.options.max_turns
+            or self.structured_max is not None
+            or self.multi_turn
         ):
             wake.append(self.next_tail)
         else:
             wake.append(now + 1.0)  # child liveness
         return max(0.0, min(wake) - now)
 
-    def _flush_keys(self, now: float) -> None:
-        quiet_since = max(self.last_output, self.last_key)
-        if (
-            self.pending_keys
-            and not self.outbox
-            and now - quiet_since >= contract.QUIET_BEFORE_KEYS
-        ):
-            self.outbox += self.pending_keys.pop(0)
-            self.last_key = now
+    # --- boot: startup screens until the input box --------------------------
 
-    def _on_output(self, data: bytes, now: float) -> None:
-        if not data:
-            return
-        self.last_output = now
-        if self.submitted_at is None:
-            self.screen.feed(data)  # first, so a cursor-position reply sees this chunk
-        else:
-            # Nothing is read off the screen during the turn: keep the bytes and
-            # render them only if a failure message needs the screen.
-            self.unrendered += data
-            if len(self.unrendered) > UNRENDERED_LIMIT:
-                del self.unrendered[: len(self.unrendered) - UNRENDERED_LIMIT]
-                self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
-        for reply in self.probes.feed(data):
-            self.outbox += reply
-        if not self.claude_version and self.submitted_at is None:
-            version = screens.claude_version_on_screen(self.screen.lines())
-            if version:
-                self._learn_version(version, "its welcome banner")
-
-    def _learn_version(self, version: str, source: str) -> None:
-        """A release learned after the spawn: later phases use its facts."""
-        self.facts = contract.facts_for(version)
-        self.claude_version = version
-        self.emitter.release = version
-        self.trace(f"Claude Code {version} (from {source}){self._drift()}")
-
-    def _drift(self) -> str:
-        """How the running release relates to the tested range ("" when inside it)."""
-        if self.facts.tested:
-            return ""
-        if not self.facts.version:
-            return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
-        if contract.older_than_supported(self.facts.version):
-            return (
-                f"; older than the oldest supported release ({contract.OLDEST_SUPPORTED}): "
-                "update Claude Code"
-            )
-        return (
-            f"; newer than tested ({contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}): "
-            f"using the facts of {contract.NEWEST_TESTED}"
-        )
-
-    # --- startup screens --------------------------------------------------
-
-    def _on_screen(self, now: float) -> None:
+    def _boot_step(self, now: float) -> Optional[bool]:
         if self.pending_keys or self.outbox:
-            return
+            return None
         lines = self.screen.lines()
-        if self.pasted_at is not None:
-            self._await_paste(lines, now, self.pasted_at)
-            return
-        state = screens.classify(lines)
-        if state.kind in ("trust", "bypass"):
-            self.unknown_since = None
-            self._answer(state, now)
-        elif state.kind in screens.BLOCKING_ADVICE:
-            raise ClaudePrintError(self._screen_message(screens.BLOCKING_ADVICE[state.kind], lines))
-        elif state.kind == "ready":
-            if self.delivery == "editor":
-                self._open_editor(now)
-            elif self.delivery == "paste":
-                self._paste(now)
-            else:
+        quiet_since = max(self.last_output, self.last_key)
+        outcome = self.screens.step(lines, now, self.last_output, quiet_since)
+        if isinstance(outcome, bytes):
+            self.pending_keys.append(outcome)
+            return None
+        turn = self.turn
+        if outcome == READY:
+            if self.delivery == "argv":
                 self.trace("input box ready; the argv prompt submits itself")
-                self.submitted_at = now
-        elif state.kind == "choice":
-            self.unknown_since = self.unknown_since or now
-            if now - self.unknown_since >= UNKNOWN_SCREEN_GRACE and now - self.last_output >= 1.0:
-                raise ClaudePrintError(
-                    self._screen_message(
-                        "Claude Code shows a screen claude-print does not know", lines
-                    )
-                )
-        elif self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
-            self.submitted_at = now  # the argv prompt went in by itself: its transcript exists
+                turn.submitted_at = now
+            elif self.multi_turn:
+                self.trace("input box ready")
+            return True
+        if self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
+            turn.submitted_at = now  # the argv prompt went in by itself: its transcript exists
+            return True
         if (
-            self.submitted_at is None
-            and self.delivery == "argv"
+            self.delivery == "argv"
             and self.options.prompt.startswith("/")
             and now - self.started >= PROMPT_ARRIVAL_GRACE
         ):
             # 2.1.330 opens a built-in command's panel instead of the input box.
-            raise ClaudePrintError(
-                self._screen_message(
-                    f"the prompt started no turn within {PROMPT_ARRIVAL_GRACE:g}s{SLASH_HINT}",
-                    lines,
-                )
+            raise self._screen_error(
+                f"the prompt started no turn within {PROMPT_ARRIVAL_GRACE:g}s{SLASH_HINT}", lines
             )
-        if self.submitted_at is None and now - self.started >= STARTUP_TIMEOUT:
+        if now - self.started >= STARTUP_TIMEOUT:
             what = "drew nothing" if not any(lines) else "never showed its input box"
-            raise ClaudePrintError(
-                self._screen_message(f"Claude Code {what} within {STARTUP_TIMEOUT:g}s", lines)
-            )
+            raise self._screen_error(f"Claude Code {what} within {STARTUP_TIMEOUT:g}s", lines)
+        return None
 
-    def _answer(self, state: screens.ScreenState, now: float) -> None:
-        if now - max(self.last_output, self.last_key) < contract.QUIET_BEFORE_DIALOG_KEYS:
-            return  # the dialog may still be mounting: a key now can be lost
-        if state.kind == "bypass":
-            if not self.wants_bypass:
-                raise ClaudePrintError(
-                    self._screen_message(
-                        "Claude Code asks to accept bypass-permissions mode (not asked for)",
-                        self._lines(),
+    # --- turn: deliver the prompt ------------------------------------------
+
+    def _deliver_step(self, now: float) -> Optional[bool]:
+        """Editor or paste: load the prompt into the input box, then press Enter."""
+        turn = self.turn
+        if self.pending_keys or self.outbox:
+            return None
+        lines = self._lines()
+        if turn.pasted_at is None:
+            if screens.classify(lines).kind != "ready":
+                # Between turns the box may still be redrawing; it must come back.
+                if now - turn.started >= PROMPT_ARRIVAL_GRACE:
+                    raise self._screen_error(
+                        f"Claude Code's input box did not come back within "
+                        f"{PROMPT_ARRIVAL_GRACE:g}s after the last turn",
+                        lines,
                     )
-                )
-            label = contract.BYPASS_ACCEPT
-        else:
-            label = contract.TRUST_ACCEPT
-        key = screens.next_key(state, label)
-        if key is None:
-            raise ClaudePrintError(
-                self._screen_message(
-                    f"cannot find {label!r} on the {state.kind} screen", self._lines()
-                )
-            )
-        # The same key again only when the screen did not react to it: an arrow that
-        # left the caret where it was was lost; an Enter that left the dialog up, too.
-        last = self.answered.get(state.kind)
-        wait = REANSWER_AFTER if key == contract.KEY_ENTER else ARROW_RETRY
-        if last is not None and last[1] == state.selected and now - last[0] < wait:
-            return
-        choice = state.choices[state.selected or 0]
-        action = "Enter" if key == contract.KEY_ENTER else f"moving to {label!r}"
-        self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
-        self.answered[state.kind] = (now, state.selected)
-        self.pending_keys.append(key)
-
-    def _open_editor(self, now: float) -> None:
-        """Ctrl+G: the box loads the staged prompt through our $EDITOR script."""
-        self.pasted_at = now
-        self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-        self.trace(f"input box ready; loading {len(self.options.prompt)} chars with Ctrl+G")
-
-    def _paste(self, now: float) -> None:
-        self.pasted_at = now
-        self.pending_keys.append(paste_keys(self.options.prompt))
-        self.trace(f"input box ready; pasting {len(self.options.prompt)} chars")
-
-    def _await_paste(self, lines: List[str], now: float, pasted_at: float) -> None:
-        """Enter goes only once the input box shows the paste: an Enter that races a
-        large paste under load can be lost."""
+                return None
+            turn.pasted_at = now
+            assert self.relay is not None
+            if self.delivery == "editor":
+                self.relay.stage_prompt(turn.prompt)
+                self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
+                self.trace(f"input box ready; loading {len(turn.prompt)} chars with Ctrl+G")
+            else:
+                self.pending_keys.append(paste_keys(turn.prompt))
+                self.trace(f"input box ready; pasting {len(turn.prompt)} chars")
+            return None
+        # Enter only once the input box shows the prompt: an Enter that races a large
+        # paste under load can be lost.
         if screens.input_box_text(lines):
             self.trace(f"the input box shows the prompt ({self.delivery}); pressing Enter")
             if self.delivery == "editor" and self.relay is not None:
                 self.relay.unstage_prompt()
             self._press_enter(now)
-        elif (
+            return True
+        if (
             self.delivery == "editor"
             and now - max(self.last_key, self.last_output) >= ENTER_RETRY_AFTER
-            and not (self.pending_keys or self.outbox)
         ):
             self.trace("the input box is still empty; pressing Ctrl+G again")
             self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-        elif now - pasted_at >= PROMPT_ARRIVAL_GRACE:
-            raise ClaudePrintError(
-                self._screen_message(
-                    f"the pasted prompt did not show in Claude Code's input box within "
-                    f"{PROMPT_ARRIVAL_GRACE:g}s",
-                    lines,
-                )
+        elif now - turn.pasted_at >= PROMPT_ARRIVAL_GRACE:
+            raise self._screen_error(
+                f"the pasted prompt did not show in Claude Code's input box within "
+                f"{PROMPT_ARRIVAL_GRACE:g}s",
+                lines,
             )
+        return None
 
     def _press_enter(self, now: float) -> None:
         # At once, not after the quiet gap: the box showing the paste is the frame this
         # key answers, and the TUI is quiet once it is drawn anyway (the gap cost 50 ms).
-        self.submitted_at = self.submitted_at or now
-        self.enter_presses += 1
+        turn = self.turn
+        turn.submitted_at = turn.submitted_at or now
+        turn.enter_presses += 1
         self.outbox += contract.KEY_ENTER
         self.last_key = now
 
-    def _lines(self) -> List[str]:
-        """The screen as it is now, rendering any output held back during the turn."""
-        if self.unrendered:
-            self.screen.feed(bytes(self.unrendered))
-            self.unrendered.clear()
-        return self.screen.lines()
+    # --- turn: await the hook, read the transcript, emit --------------------
 
-    def _screen_message(self, what: str, lines: List[str]) -> str:
-        """A failure message with the screen's text and, if it drifted, Claude Code's version."""
-        if not self.claude_version:
-            from claude_print.doctor import claude_version  # only on this failure path
-
-            with contextlib.suppress(ClaudePrintError):
-                self.claude_version = claude_version(self.options.claude_binary)
-        drift = ""
-        if self.claude_version:
-            tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
-            drift = f" (Claude Code {self.claude_version}; tested {tested})"
-        excerpt = screens.screen_excerpt(lines)
-        return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."
-
-    # --- hooks, transcript ------------------------------------------------
-
-    def _on_hook(self, event: HookEvent, now: float) -> Optional[int]:
-        self.hooks_seen += 1
-        self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
-        payload = event.payload
-        if self.session_id is None and isinstance(payload.get("session_id"), str):
-            self.session_id = payload["session_id"]
-        reported = payload.get("transcript_path")
-        if isinstance(reported, str) and (self.tail is None or self.tail.path != reported):
-            # The hook knows where the transcript really is; our guess may differ
-            # (HOME, CLAUDE_CONFIG_DIR, a resumed session).
-            self.trace(f"transcript at {reported}")
-            self.records = []
-            self._open_tail(reported)
-        if event.reply is not None:
-            self.asks.append((event, now))
+    def _turn_step(self, now: float) -> Optional[int]:
+        turn = self.turn
+        if turn.budget_spent:
+            return self._budget_exhausted(self._summary())
+        if turn.stop_event is not None:
+            assert self.child is not None
+            gone = self.child.eof or self.child.returncode() is not None
+            return self._try_finish(force=gone or now >= turn.settle_until)
+        if turn.interrupt_at is not None:
+            code = self._interrupted_turn(now)
+            if code is not None:
+                return code
+        if now < self.next_tail:
             return None
-        if event.name == contract.HOOK_PERMISSION_REQUEST:
-            self.denials.append(
-                {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
-            )
-            return None
-        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE) and not self.stop_event:
-            # Stop fires before the TUI's write queue has flushed the turn: from here
-            # the loop goes on (reading the PTY, so the TUI never blocks on it) until
-            # the transcript holds the whole turn.
-            self.stop_event = event
-            self.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
-            return self._try_finish(force=False)
-        return None
-
-    def _serve_asks(self, now: float) -> None:
-        """Answer the asking hooks whose decision is ready (in arrival order)."""
-        assert self.relay is not None
-        self._poll_tail()
-        while self.asks:
-            event, arrived = self.asks[0]
-            if event.name != contract.HOOK_PRE_TOOL_USE:
-                decision = None  # nothing of ours asks about other events yet
-            elif self._awaits_tool_use(event) and now - arrived < ASK_SETTLE:
-                return
-            else:
-                decision = self._budget_decision()
-            self.asks.pop(0)
-            self.trace(f"answered {event.name}: {decision or 'no decision'}")
-            self.relay.answer(event, decision)
-
-    def _awaits_tool_use(self, event: HookEvent) -> bool:
-        """The transcript does not hold the message that asks for this tool yet (a
-        subagent's tool calls go to its own transcript: nothing to wait for)."""
-        if "agent_id" in event.payload:
-            return False
-        wanted = event.payload.get("tool_use_id")
-        return not any(use.get("id") == wanted for use in self._turn().tool_uses)
-
-    def _budget_decision(self) -> Optional[Dict[str, Any]]:
-        """--max-budget-usd: `claude -p` checks the cost after each API call and runs
-        no tool of a call that reached the budget; the PreToolUse hook stops there too."""
-        budget = self.options.max_budget_usd
-        if budget is None or self._turn().total_cost_usd < budget:
-            return None
-        self.budget_spent = True
-        return dict(contract.BUDGET_STOP)
-
-    def _on_tail(self, now: float) -> Optional[int]:
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
         self._check_prompt_arrived(now)
-        summary = self._turn()
+        summary = self._summary()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
         if self.structured_max is not None:
@@ -791,100 +629,66 @@ class Session:
                 return code
         if summary.turn_closed:
             # The transcript says the turn is over, yet no Stop/StopFailure came.
-            self.closed_at = self.closed_at or now
-            if now - self.closed_at >= MISSING_HOOK_GRACE:
-                raise ClaudePrintError(
-                    self._screen_message(
-                        f"the turn ended {MISSING_HOOK_GRACE:g}s ago in the transcript but no "
-                        "Stop/StopFailure hook arrived: Claude Code's hooks may have changed",
-                        self._lines(),
-                    )
+            turn.closed_at = turn.closed_at or now
+            if now - turn.closed_at >= MISSING_HOOK_GRACE:
+                raise self._screen_error(
+                    f"the turn ended {MISSING_HOOK_GRACE:g}s ago in the transcript but no "
+                    "Stop/StopFailure hook arrived: Claude Code's hooks may have changed",
+                    self._lines(),
                 )
         return None
 
+    def _summary(self) -> TurnSummary:
+        return self.turn.summary(self.records, self.session_id or "")
+
     def _check_prompt_arrived(self, now: float) -> None:
         """The TUI logs a submitted prompt at once; silence means it never got it."""
-        if self.records or self.hooks_seen or self.tail is None or self.submitted_at is None:
+        turn = self.turn
+        if (
+            turn.records(self.records)
+            or turn.hooks_seen
+            or self.tail is None
+            or turn.submitted_at is None
+        ):
             return
         if self._enter_lost(now):
             self.trace("the prompt is still in the input box; pressing Enter again")
             self._press_enter(now)
-        if now - self.submitted_at >= PROMPT_ARRIVAL_GRACE:
-            hint = SLASH_HINT if self.options.prompt.startswith("/") else ""
-            raise ClaudePrintError(
-                self._screen_message(
-                    f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "
-                    f"(no transcript at {self.tail.path}{hint})",
-                    self._lines(),
-                )
+        if now - turn.submitted_at >= PROMPT_ARRIVAL_GRACE:
+            hint = SLASH_HINT if turn.prompt.startswith("/") else ""
+            raise self._screen_error(
+                f"the prompt did not reach Claude Code within {PROMPT_ARRIVAL_GRACE:g}s "
+                f"(no transcript at {self.tail.path}{hint})",
+                self._lines(),
             )
 
     def _enter_lost(self, now: float) -> bool:
         return (
-            self.delivery in ("editor", "paste")
-            and self.enter_presses < ENTER_PRESSES
+            self.turn.delivery in ("editor", "paste")
+            and self.turn.enter_presses < ENTER_PRESSES
             and not (self.pending_keys or self.outbox)
             and now - self.last_key >= ENTER_RETRY_AFTER
             and now - self.last_output >= ENTER_RETRY_QUIET
             and bool(screens.input_box_text(self._lines()))
         )
 
-    def _poll_tail(self) -> None:
-        if self.tail is not None:
-            for record in self.tail.poll():
-                self._take(record)
-
-    def _take(self, record: Dict[str, Any]) -> None:
-        if record.get("sessionId") != self.session_id:
-            return  # another session's record, or bookkeeping without a session
-        self.records.append(record)
-        if self.converter is not None:
-            self._emit_stream(self.converter.feed(record))
-
-    def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
-        for event in events:
-            if event.get("type") == "assistant":
-                self._emit_init(str(event.get("message", {}).get("model", "")))
-                self._tool_names.update(_tool_names(event))
-            self._emit_init()
-            if event.get("type") == "user" and self.facts.permission_denied_event:
-                for tool_use_id in _denied_tool_use_ids(event):
-                    self.emitter.event(self._permission_denied(tool_use_id))
-            self.emitter.event(event)
-
-    def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
-        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
-        from claude_print.cli import new_session_id
-
-        return {
-            "type": "system",
-            "subtype": "permission_denied",
-            "tool_name": self._tool_names.get(tool_use_id, ""),
-            "tool_use_id": tool_use_id,
-            "message": contract.DENY_MESSAGE,
-            "uuid": new_session_id(),
-            "session_id": self.session_id or "",
-        }
-
-    def _turn(self) -> TurnSummary:
-        from claude_print.transcript import summarise, turn_records
-
-        return summarise(turn_records(self.records, self.session_id or ""))
+    def _turn_over(self) -> None:
+        """The turn is on disk: a one-shot run lets the TUI shut down while we print.
+        (Not before: a SIGTERM can drop records still in its write queue.)"""
+        if self.child is not None and not self.multi_turn:
+            self.child.request_exit()
 
     def _try_finish(self, force: bool) -> Optional[int]:
         """The result once the turn is on disk (or, with `force`, with what there is)."""
         from claude_print.output import result_object
 
-        assert self.stop_event is not None
-        event = self.stop_event
+        event = self.turn.stop_event
+        assert event is not None
         self._poll_tail()
-        summary = self._turn()
+        summary = self._summary()
         if not summary.complete and not force:
             return None
-        if self.child is not None:
-            # The turn is on disk: let the TUI shut down while we print. (Not
-            # before: a SIGTERM can drop records still in its write queue.)
-            self.child.request_exit()
+        self._turn_over()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
         budget = self.options.max_budget_usd
@@ -900,18 +704,44 @@ class Session:
             summary.is_api_error = summary.is_api_error or event.name == contract.HOOK_STOP_FAILURE
         self._settle_cost(summary)
         self._flush_stream()
-        denials = summary.permission_denials or _denials_with_ids(self.denials, summary.tool_uses)
         obj = result_object(
             summary,
             session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.started),
+            duration_ms=_ms(time.monotonic() - self.turn.started),
             duration_api_ms=summary.api_duration_ms,
-            permission_denials=denials,
+            permission_denials=self._denials(summary),
             claude_version=self.claude_version,
         )
-        self.emitter.result(obj)
+        self._emit_result(obj)
         self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
         return EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK
+
+    def _emit_result(self, obj: Dict[str, Any], finish: Optional[Finish] = None) -> None:
+        """The turn's result; with several turns, the cost and model usage are the
+        session's so far and `result_index` counts the results, as `claude -p` does."""
+        if not self.multi_turn:
+            self.emitter.result(obj, finish)
+            return
+
+        def totals(conformed: Dict[str, Any]) -> Dict[str, Any]:
+            out = finish(conformed) if finish else conformed
+            turn_usage = out.get("modelUsage") or {}
+            self.spent_usd += float(out.get("total_cost_usd") or 0)
+            _add_model_usage(self.spent_models, turn_usage)
+            out = dict(out)
+            replace = {
+                "total_cost_usd": self.spent_usd,
+                "modelUsage": {m: dict(u) for m, u in self.spent_models.items()},
+                "model_usage_since_last_result": turn_usage,
+                "result_index": self.turns,
+            }
+            out.update({k: v for k, v in replace.items() if k in out})
+            return out
+
+        self.emitter.result(obj, totals)
+
+    def _denials(self, summary: TurnSummary) -> List[Dict[str, Any]]:
+        return summary.permission_denials or denials_with_ids(self.turn.denials, summary.tool_uses)
 
     def _settle_cost(self, summary: TurnSummary) -> None:
         """Report the TUI's own cost (its cost-state record, written as it exits) when it
@@ -920,7 +750,12 @@ class Session:
         from claude_print import pricing, tui_cost
 
         unpriced = [m for m in summary.model_usage if pricing.price_for(m) is None]
-        if not self.facts.cost_state or self.child is None or (self._titled() and not unpriced):
+        if (
+            not self.facts.cost_state
+            or self.child is None
+            or self.multi_turn  # the TUI stays up for the next turn: no record until it exits
+            or (self._titled() and not unpriced)
+        ):
             self.trace("cost from claude-print's price table")
             return
         self.child.request_exit()
@@ -959,7 +794,9 @@ class Session:
         if self.structured_max is None or failed < self.structured_max:
             return None
         message = ms.retries_message(
-            failed, ms.last_failure(self.records), detailed=version >= ms.DETAILED_FROM
+            failed,
+            ms.last_failure(self.turn.records(self.records)),
+            detailed=version >= ms.DETAILED_FROM,
         )
         reason = ms.RETRY_TERMINAL_REASON if self.facts.limit_terminal_reasons else None
         return self._cut_short(
@@ -977,21 +814,19 @@ class Session:
         from claude_print import mcp_structured as ms
         from claude_print.output import result_object
 
-        if self.child is not None:
-            self.child.request_exit()
+        self._turn_over()
         self._settle_cost(summary)
         self._flush_stream()
         summary.stop_reason = "tool_use"
         obj = result_object(
             summary,
             session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.started),
+            duration_ms=_ms(time.monotonic() - self.turn.started),
             duration_api_ms=summary.api_duration_ms,
-            permission_denials=summary.permission_denials
-            or _denials_with_ids(self.denials, summary.tool_uses),
+            permission_denials=self._denials(summary),
             claude_version=self.claude_version,
         )
-        self.emitter.result(obj, lambda o: ms.with_structured_output(o, value, version))
+        self._emit_result(obj, lambda o: ms.with_structured_output(o, value, version))
         self.trace("result printed (success, structured_output)")
         return EXIT_OK
 
@@ -1032,28 +867,346 @@ class Session:
         """An error result for a turn claude-print ended on `claude -p`'s terms."""
         from claude_print.output import error_object
 
-        if self.child is not None:
-            self.child.request_exit()
+        self._turn_over()
         self._settle_cost(summary)
         self._flush_stream()
         obj = error_object(
             subtype,
             message,
             session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.started),
+            duration_ms=_ms(time.monotonic() - self.turn.started),
             num_turns=num_turns,
             usage=usage,
             total_cost_usd=summary.total_cost_usd,
             model_usage=summary.model_usage,
-            permission_denials=summary.permission_denials
-            or _denials_with_ids(self.denials, summary.tool_uses),
+            permission_denials=self._denials(summary),
             stop_reason=summary.stop_reason,
             claude_version=self.claude_version,
             terminal_reason=terminal_reason,
         )
-        self.emitter.result(obj)
+        self._emit_result(obj)
         self.trace(f"result printed ({subtype})")
         return EXIT_ASSISTANT_ERROR
+
+    # --- stream-json input ---------------------------------------------------------
+
+    def _await_initialize(self) -> None:
+        """Before the spawn: the first stdin message. An SDK's `initialize` names the hooks
+        it wants, which must be in the TUI's settings from the start."""
+        assert self.channel is not None
+        deadline = min(self.deadline, time.monotonic() + FIRST_MESSAGE_WAIT)
+        for message in self.channel.wait_first(deadline, self._wake_r):
+            self.channel.take(message, time.monotonic(), busy=False)
+        if self.interrupted is not None:
+            raise Interrupted(self.interrupted)
+
+    def _on_stdin(self, now: float) -> None:
+        assert self.channel is not None
+        turn = self.turn
+        busy = turn.submitted_at is not None and self.turns < self._turns_started
+        for message in self.channel.read():
+            self.channel.take(message, now, busy=busy)
+        if self.channel.interrupts and busy and turn.interrupt_at is None:
+            self.trace("interrupt: pressing Esc")
+            turn.interrupt_at = now
+            self.outbox += contract.KEY_ESCAPE
+            self.last_key = now
+
+    def _next_prompt(self, now: float) -> Optional[Prompt]:
+        """Between turns: the next `user` message, or the end of stdin."""
+        from claude_print.stream_input import Prompt
+
+        assert self.channel is not None
+        if self.channel.prompts:
+            return self.channel.prompts.popleft()
+        if not self.channel.reading:
+            return Prompt(None, now)
+        return None
+
+    def _interrupted_turn(self, now: float) -> Optional[int]:
+        """After Esc: the TUI ends the turn without a Stop hook; its transcript records
+        the interruption. The result is `claude -p`'s for an interrupted turn."""
+        from claude_print.output import ERROR_DURING_EXECUTION
+
+        turn = self.turn
+        assert turn.interrupt_at is not None and self.channel is not None
+        self._poll_tail()
+        stopped = any(_is_interruption(record) for record in turn.records(self.records))
+        if not stopped and now - turn.interrupt_at < INTERRUPT_SETTLE:
+            return None
+        self.channel.interrupts.clear()
+        summary = self._summary()
+        # As `claude -p`: the interruption as a user message, then an error result that
+        # counts the prompt and the interruption as two turns and drops the call's cost.
+        self._flush_stream()
+        self.emitter.event(_interruption_event(self.session_id or ""))
+        summary.total_cost_usd = 0.0
+        summary.model_usage = {}
+        summary.stop_reason = None
+        return self._cut_short(
+            summary, ERROR_DURING_EXECUTION, INTERRUPT_DIAGNOSTIC, 2, "aborted_streaming"
+        )
+
+    # --- I/O ------------------------------------------------------------------
+
+    def _flush_keys(self, now: float) -> None:
+        quiet_since = max(self.last_output, self.last_key)
+        if (
+            self.pending_keys
+            and not self.outbox
+            and now - quiet_since >= contract.QUIET_BEFORE_KEYS
+        ):
+            self.outbox += self.pending_keys.pop(0)
+            self.last_key = now
+
+    def _on_output(self, data: bytes, now: float) -> None:
+        if not data:
+            return
+        self.last_output = now
+        # Between turns the screen must stay true for the next prompt's input box.
+        if self.rendering or self.multi_turn:
+            self._lines()  # anything held back first, in order
+            self.screen.feed(data)  # before the probes, so a cursor reply sees this chunk
+        else:
+            # Nothing is read off the screen during the turn: keep the bytes and
+            # render them only if a failure message needs the screen.
+            self.unrendered += data
+            if len(self.unrendered) > UNRENDERED_LIMIT:
+                del self.unrendered[: len(self.unrendered) - UNRENDERED_LIMIT]
+                self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
+        for reply in self.probes.feed(data):
+            self.outbox += reply
+        if not self.claude_version and self.rendering and not self.turns:
+            version = screens.claude_version_on_screen(self.screen.lines())
+            if version:
+                self._learn_version(version, "its welcome banner")
+
+    def _learn_version(self, version: str, source: str) -> None:
+        """A release learned after the spawn: later phases use its facts."""
+        self.facts = contract.facts_for(version)
+        self.claude_version = version
+        self.emitter.release = version
+        self.trace(f"Claude Code {version} (from {source}){self._drift()}")
+
+    def _drift(self) -> str:
+        """How the running release relates to the tested range ("" when inside it)."""
+        if self.facts.tested:
+            return ""
+        if not self.facts.version:
+            return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
+        if contract.older_than_supported(self.facts.version):
+            return (
+                f"; older than the oldest supported release ({contract.OLDEST_SUPPORTED}): "
+                "update Claude Code"
+            )
+        return (
+            f"; newer than tested ({contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}): "
+            f"using the facts of {contract.NEWEST_TESTED}"
+        )
+
+    def _lines(self) -> List[str]:
+        """The screen as it is now, rendering any output held back during the turn."""
+        if self.unrendered:
+            self.screen.feed(bytes(self.unrendered))
+            self.unrendered.clear()
+        return self.screen.lines()
+
+    def _screen_error(self, what: str, lines: List[str]) -> ClaudePrintError:
+        return ClaudePrintError(self._screen_message(what, lines))
+
+    def _screen_message(self, what: str, lines: List[str]) -> str:
+        """A failure message with the screen's text and, if it drifted, Claude Code's version."""
+        if not self.claude_version:
+            from claude_print.doctor import claude_version  # only on this failure path
+
+            with contextlib.suppress(ClaudePrintError):
+                self.claude_version = claude_version(self.options.claude_binary)
+        drift = ""
+        if self.claude_version:
+            tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
+            drift = f" (Claude Code {self.claude_version}; tested {tested})"
+        excerpt = screens.screen_excerpt(lines)
+        return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."
+
+    # --- hooks, transcript ------------------------------------------------
+
+    def _on_hook(self, event: HookEvent, now: float) -> None:
+        turn = self.turn
+        turn.hooks_seen += 1
+        self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
+        payload = event.payload
+        if self.session_id is None and isinstance(payload.get("session_id"), str):
+            self.session_id = payload["session_id"]
+        reported = payload.get("transcript_path")
+        if isinstance(reported, str) and (self.tail is None or self.tail.path != reported):
+            # The hook knows where the transcript really is; our guess may differ
+            # (HOME, CLAUDE_CONFIG_DIR, a resumed session).
+            self.trace(f"transcript at {reported}")
+            self.records = []
+            turn.first_record = 0
+            self._open_tail(reported)
+        if event.reply is not None:
+            self.asks.append((event, now))
+            return
+        if event.name == contract.HOOK_PERMISSION_REQUEST:
+            turn.denials.append(
+                {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
+            )
+            return
+        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE) and not turn.stop_event:
+            # Stop fires before the TUI's write queue has flushed the turn: from here
+            # the loop goes on (reading the PTY, so the TUI never blocks on it) until
+            # the transcript holds the whole turn.
+            turn.stop_event = event
+            turn.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
+
+    def _serve_asks(self, now: float) -> None:
+        """Answer the asking hooks whose decision is ready. The caller's own hooks and
+        permission questions (stream-json input) go to it and are answered on its reply."""
+        assert self.relay is not None
+        self._poll_tail()
+        waiting: List[Tuple[HookEvent, float]] = []
+        for event, arrived in self.asks:
+            settling = now - arrived < ASK_SETTLE
+            if event.tag.startswith(SDK_HOOK_TAG + ":"):
+                self._ask_sdk_hook(event)
+            elif event.name == contract.HOOK_PERMISSION_REQUEST and self.channel is not None:
+                tool_use_id = self._tool_use_id(event)
+                if tool_use_id is None and settling:
+                    waiting.append((event, arrived))
+                else:
+                    self._ask_can_use_tool(event, tool_use_id or "")
+            elif event.name == contract.HOOK_PRE_TOOL_USE:
+                if self._awaits_tool_use(event) and settling:
+                    waiting.append((event, arrived))
+                    continue
+                self._answer(event, self._budget_decision())
+            else:
+                self._answer(event, None)  # nothing of ours asks about other events
+        self.asks = waiting
+
+    def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
+        assert self.relay is not None
+        self.trace(f"answered {event.name}: {decision or 'no decision'}")
+        self.relay.answer(event, decision)
+
+    def _tool_use_id(self, event: HookEvent) -> Optional[str]:
+        """The id of the tool call a PermissionRequest is about (its payload has none)."""
+        found = denials_with_ids(
+            [
+                {
+                    "tool_name": event.payload.get("tool_name"),
+                    "tool_input": event.payload.get("tool_input", {}),
+                }
+            ],
+            self._summary().tool_uses,
+        )
+        return found[0]["tool_use_id"] or None
+
+    def _ask_can_use_tool(self, event: HookEvent, tool_use_id: str) -> None:
+        """`--permission-prompt-tool stdio`: the caller decides (no time limit)."""
+        from claude_print.stream_input import permission_decision
+
+        assert self.channel is not None
+        payload = event.payload
+        tool_input = payload.get("tool_input", {})
+        denial = {"tool_name": payload.get("tool_name"), "tool_input": tool_input}
+        turn = self.turn
+
+        def answered(body: Dict[str, Any]) -> None:
+            if "error" in body:
+                body = {"behavior": "deny", "message": str(body["error"])}
+            if body.get("behavior") != "allow":
+                turn.denials.append(denial)
+            self._answer(event, permission_decision(body, tool_input))
+
+        self.trace(f"can_use_tool {payload.get('tool_name')}: asking the caller")
+        self.channel.request(
+            "can_use_tool",
+            {
+                "tool_name": payload.get("tool_name"),
+                "input": tool_input,
+                "permission_suggestions": payload.get("permission_suggestions") or [],
+                "tool_use_id": tool_use_id,
+            },
+            answered,
+        )
+
+    def _ask_sdk_hook(self, event: HookEvent) -> None:
+        """A hook the caller registered at `initialize`: one `hook_callback` per callback
+        id; the hook gets their merged outputs once all have answered."""
+        from claude_print.stream_input import merge_hook_outputs
+
+        assert self.channel is not None
+        hook = self.channel.hooks[int(event.tag.split(":", 1)[1])]
+        outputs: Dict[str, Dict[str, Any]] = {}
+
+        def answered(callback_id: str, body: Dict[str, Any]) -> None:
+            outputs[callback_id] = {} if "error" in body else body
+            if len(outputs) == len(hook.callback_ids):
+                merged = merge_hook_outputs([outputs[i] for i in hook.callback_ids])
+                self._answer(event, merged or None)
+
+        self.trace(f"hook_callback {event.name}: asking the caller ({len(hook.callback_ids)})")
+        tool_use_id = event.payload.get("tool_use_id")
+        for callback_id in hook.callback_ids:
+            self.channel.request(
+                "hook_callback",
+                {"callback_id": callback_id, "input": event.payload, "tool_use_id": tool_use_id},
+                functools.partial(answered, callback_id),
+            )
+
+    def _awaits_tool_use(self, event: HookEvent) -> bool:
+        """The transcript does not hold the message that asks for this tool yet (a
+        subagent's tool calls go to its own transcript: nothing to wait for)."""
+        if "agent_id" in event.payload:
+            return False
+        wanted = event.payload.get("tool_use_id")
+        return not any(use.get("id") == wanted for use in self._summary().tool_uses)
+
+    def _budget_decision(self) -> Optional[Dict[str, Any]]:
+        """--max-budget-usd: `claude -p` checks the cost after each API call and runs
+        no tool of a call that reached the budget; the PreToolUse hook stops there too."""
+        budget = self.options.max_budget_usd
+        if budget is None or self._summary().total_cost_usd < budget:
+            return None
+        self.turn.budget_spent = True
+        return dict(contract.BUDGET_STOP)
+
+    def _poll_tail(self) -> None:
+        if self.tail is not None:
+            for record in self.tail.poll():
+                self._take(record)
+
+    def _take(self, record: Dict[str, Any]) -> None:
+        if record.get("sessionId") != self.session_id:
+            return  # another session's record, or bookkeeping without a session
+        self.records.append(record)
+        if self.converter is not None:
+            self._emit_stream(self.converter.feed(record))
+
+    def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
+        for event in events:
+            if event.get("type") == "assistant":
+                self._emit_init(str(event.get("message", {}).get("model", "")))
+                self._tool_names.update(_tool_names(event))
+            self._emit_init()
+            if event.get("type") == "user" and self.facts.permission_denied_event:
+                for tool_use_id in _denied_tool_use_ids(event):
+                    self.emitter.event(self._permission_denied(tool_use_id))
+            self.emitter.event(event)
+
+    def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
+        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
+        return {
+            "type": "system",
+            "subtype": "permission_denied",
+            "tool_name": self._tool_names.get(tool_use_id, ""),
+            "tool_use_id": tool_use_id,
+            "message": contract.DENY_MESSAGE,
+            "uuid": new_session_id(),
+            "session_id": self.session_id or "",
+        }
 
     def _on_child_exit(self) -> None:
         assert self.child is not None
@@ -1064,10 +1217,8 @@ class Session:
             self.unrendered += data
         code = self.child.terminate(0.5)
         self.child = None
-        raise ClaudePrintError(
-            self._screen_message(
-                f"Claude Code exited (status {code}) before answering", self._lines()
-            )
+        raise self._screen_error(
+            f"Claude Code exited (status {code}) before answering", self._lines()
         )
 
 
@@ -1095,6 +1246,53 @@ def _denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
     ]
 
 
+# modelUsage entries that describe the model rather than count its use.
+_MODEL_FACTS = ("contextWindow", "maxOutputTokens")
+
+
+def _add_model_usage(total: Dict[str, Dict[str, Any]], more: Dict[str, Any]) -> None:
+    for model, usage in more.items():
+        if model not in total:
+            total[model] = dict(usage)
+            continue
+        entry = total[model]
+        for key, value in usage.items():
+            counts = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if counts and key not in _MODEL_FACTS and isinstance(entry.get(key), (int, float)):
+                entry[key] = entry[key] + value
+            else:
+                entry[key] = value
+
+
+def _interruption_event(session_id: str) -> Dict[str, Any]:
+    return {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": contract.INTERRUPTED_PREFIX + "]"}],
+        },
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": new_session_id(),
+    }
+
+
+def _is_interruption(record: Dict[str, Any]) -> bool:
+    """The user record the TUI writes when Esc stops a turn."""
+    if record.get("type") != "user":
+        return False
+    content = record.get("message", {}).get("content")
+    if isinstance(content, str):
+        content = [{"text": content}]
+    blocks = content if isinstance(content, list) else []
+    return any(
+        isinstance(b, dict)
+        and isinstance(b.get("text"), str)
+        and b["text"].startswith(contract.INTERRUPTED_PREFIX)
+        for b in blocks
+    )
+
+
 def _drain(fd: int) -> None:
     try:
         while os.read(fd, 512):
@@ -1107,36 +1305,12 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-def _denials_with_ids(
-    denials: List[Dict[str, Any]], tool_uses: List[Dict[str, Any]]
-) -> List[Dict[str, Any]]:
-    """Match each denied PermissionRequest to its tool_use block for the id `claude -p` reports."""
-    out = []
-    used: List[str] = []
-    for denial in denials:
-        tool_id = ""
-        for use in tool_uses:
-            if (
-                use.get("id") not in used
-                and use.get("name") == denial["tool_name"]
-                and use.get("input") == denial["tool_input"]
-            ):
-                tool_id = str(use.get("id"))
-                used.append(tool_id)
-                break
-        out.append(
-            {
-                "tool_name": denial["tool_name"],
-                "tool_use_id": tool_id,
-                "tool_input": denial["tool_input"],
-            }
-        )
-    return out
-
-
 def run(options: Options) -> int:
     started = time.monotonic()
-    trace = Trace(options.verbose, started)
+    # The Agent SDK always passes --verbose and shows the CLI's stderr to its user: in
+    # stream-json input mode traces need their own switch.
+    tracing = options.verbose and options.input_format != "stream-json"
+    trace = Trace(tracing or os.environ.get("CLAUDE_PRINT_TRACE") == "1", started)
     emitter = Emitter(options.output_format, options.verbose)
     try:
         session = Session(options, trace, emitter, started)
@@ -1169,4 +1343,4 @@ def run(options: Options) -> int:
         session.close()
 
 
-__all__ = ["report_failure", "run"]
+__all__ = ["Emitter", "Session", "Trace", "build_argv", "delivery_notes", "report_failure", "run"]

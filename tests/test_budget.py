@@ -66,7 +66,7 @@ def test_the_decision_stops_once_the_cost_reaches_the_budget() -> None:
     s = session(0.01)
     s.session_id = "s"
     s.records += [PROMPT, assistant("toolu_1", 100)]  # far below a cent
-    assert s._budget_decision() is None and not s.budget_spent
+    assert s._budget_decision() is None and not s.turn.budget_spent
     s.records.append(assistant("toolu_2", 10_000_000, parent="toolu_1"))
     assert s._budget_decision() == contract.BUDGET_STOP
-    assert s.budget_spent
+    assert s.turn.budget_spent

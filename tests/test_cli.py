@@ -4,6 +4,7 @@ config defaults against flags, and input validation (all in-process)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from pathlib import Path
 from typing import BinaryIO, Dict, Iterator, List, Optional
@@ -354,13 +355,29 @@ def test_continue_resumes_the_newest_session_of_the_directory_by_id(tmp_path: Pa
     assert (list(opts.forwarded), opts.resume) == (["--resume", new], True)
 
 
+STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
         (["--resume", "--", "hi"], "needs a session id"),
         (["--resume", "my-session", "hi"], "not a session id"),
         (["--session-id", "nope", "hi"], "not a session id"),
-        (["--input-format", "stream-json", "hi"], "not supported yet"),
+        (["--input-format", "stream-json"], "requires output-format=stream-json"),
+        (
+            ["--input-format", "stream-json", "--output-format", "stream-json", "hi"],
+            "reads the prompts from stdin",
+        ),
+        (
+            ["--input-format=stream-json", "--output-format=stream-json", "--prompt-via=argv"],
+            "cannot type the messages",
+        ),
+        (
+            [*STREAMED, "--permission-prompt-tool", "mcp__auth__ask"],
+            "only stdio is supported",
+        ),
+        (["--permission-prompt-tool", "stdio", "hi"], "needs --input-format stream-json"),
         (["--no-inherit-hooks", "--setting-sources", "user", "hi"], "give one"),
         (["--settings", "/nonexistent/settings.json", "hi"], "Settings file not found"),
         (["--settings", "[1, 2]", "hi"], "must be a JSON object"),
@@ -592,3 +609,20 @@ def test_new_session_id_is_a_canonical_version_4_uuid() -> None:
         parsed = uuid.UUID(text)
         assert str(parsed) == text
         assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_stream_json_input_reads_no_prompt_at_parse_time() -> None:
+    """The messages are read by the session as they arrive, not up front (the SDK keeps
+    stdin open): parsing must not touch stdin."""
+
+    class Untouchable(io.BytesIO):
+        def read(self, *args: object) -> bytes:
+            raise AssertionError("stdin was read while parsing")
+
+    _, opts = parse_options([*STREAMED, "--permission-prompt-tool", "stdio"], Untouchable(), {})
+    assert opts is not None
+    assert (opts.input_format, opts.prompt, opts.permission_prompt_tool) == (
+        "stream-json",
+        "",
+        "stdio",
+    )

@@ -26,7 +26,7 @@ import pytest
 from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
 
 from claude_print import contract
-from claude_print.runner import _denials_with_ids
+from claude_print.turn import denials_with_ids
 
 MOCK = str(MOCK_CLAUDE)
 
@@ -238,7 +238,7 @@ def test_denial_fallback_matches_repeated_calls_in_order() -> None:
         {"id": "toolu_ls1", "name": "Bash", "input": {"command": "ls"}},
         {"id": "toolu_ls2", "name": "Bash", "input": {"command": "ls"}},
     ]
-    assert [d["tool_use_id"] for d in _denials_with_ids(denials, tool_uses)] == [
+    assert [d["tool_use_id"] for d in denials_with_ids(denials, tool_uses)] == [
         "toolu_ls1",
         "toolu_ls2",
         "toolu_read",

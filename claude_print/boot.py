@@ -1,0 +1,74 @@
+"""The boot phase's screens: answer the startup dialogs Claude Code shows before its input
+box (trust, asked-for bypass mode), refuse the ones a script must not answer, and fail
+loudly on a dialog nobody has seen before. What the screens look like is `screens.py`'s
+business; this module decides what to press."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+from claude_print import contract, screens
+from claude_print.errors import ClaudePrintError
+
+UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
+REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
+ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
+
+READY = "ready"
+
+Fail = Callable[[str, List[str]], ClaudePrintError]  # (what, screen lines) -> the error
+
+
+class StartupScreens:
+    """`step()` is called with the rendered screen whenever no key is on its way."""
+
+    def __init__(self, wants_bypass: bool, fail: Fail, trace: Callable[[str], None]) -> None:
+        self.wants_bypass = wants_bypass
+        self.fail = fail
+        self.trace = trace
+        self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
+        self.unknown_since: Optional[float] = None
+
+    def step(
+        self, lines: List[str], now: float, last_output: float, quiet_since: float
+    ) -> Optional[Union[bytes, str]]:
+        """READY once the input box is up, a key to send, or None to wait."""
+        state = screens.classify(lines)
+        if state.kind in ("trust", "bypass"):
+            self.unknown_since = None
+            if now - quiet_since < contract.QUIET_BEFORE_DIALOG_KEYS:
+                return None  # the dialog may still be mounting: a key now can be lost
+            return self._answer(state, lines, now)
+        if state.kind in screens.BLOCKING_ADVICE:
+            raise self.fail(screens.BLOCKING_ADVICE[state.kind], lines)
+        if state.kind == "ready":
+            return READY
+        if state.kind == "choice":
+            self.unknown_since = self.unknown_since or now
+            if now - self.unknown_since >= UNKNOWN_SCREEN_GRACE and now - last_output >= 1.0:
+                raise self.fail("Claude Code shows a screen claude-print does not know", lines)
+        return None
+
+    def _answer(self, state: screens.ScreenState, lines: List[str], now: float) -> Optional[bytes]:
+        if state.kind == "bypass":
+            if not self.wants_bypass:
+                raise self.fail(
+                    "Claude Code asks to accept bypass-permissions mode (not asked for)", lines
+                )
+            label = contract.BYPASS_ACCEPT
+        else:
+            label = contract.TRUST_ACCEPT
+        key = screens.next_key(state, label)
+        if key is None:
+            raise self.fail(f"cannot find {label!r} on the {state.kind} screen", lines)
+        # The same key again only when the screen did not react to it: an arrow that
+        # left the caret where it was was lost; an Enter that left the dialog up, too.
+        last = self.answered.get(state.kind)
+        wait = REANSWER_AFTER if key == contract.KEY_ENTER else ARROW_RETRY
+        if last is not None and last[1] == state.selected and now - last[0] < wait:
+            return None
+        choice = state.choices[state.selected or 0]
+        action = "Enter" if key == contract.KEY_ENTER else f"moving to {label!r}"
+        self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
+        self.answered[state.kind] = (now, state.selected)
+        return key

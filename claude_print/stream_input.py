@@ -1,0 +1,357 @@
+"""The input side of `--input-format stream-json`: NDJSON on stdin, as the Claude Agent
+SDK speaks it (docs/agent-sdk-protocol.md).
+
+The caller sends `control_request`s (`initialize`, `interrupt`, ...) and `user` messages;
+each `user` message is one turn of the same TUI session. claude-print sends its own
+`control_request`s back on stdout (`can_use_tool`, `hook_callback`) and reads the
+caller's `control_response`s. This module parses and answers; the runner decides when.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+from collections import deque
+from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from claude_print import contract
+from claude_print.emit import Emitter
+from claude_print.errors import ClaudePrintError
+
+MAX_LINE = 16 * 1024 * 1024  # one message; a bigger one is an error, not a hang
+SDK_HOOK_TAG = "sdk"  # relay hooks the caller registered at `initialize`
+
+Answer = Callable[[Dict[str, Any]], None]
+
+
+class Prompt(NamedTuple):
+    """A `user` message to type into the TUI (text None: stdin ended)."""
+
+    text: Optional[str]
+    arrived: float
+    error: str = ""  # a message the TUI cannot take (images, ...): its turn fails with this
+
+
+class SdkHook(NamedTuple):
+    """One matcher the caller registered at `initialize` for a hook event."""
+
+    event: str
+    matcher: Optional[str]
+    callback_ids: Tuple[str, ...]
+    timeout: Optional[float]
+
+
+def user_text(message: Dict[str, Any]) -> Tuple[str, str]:
+    """(prompt, error) of a `user` message: its string content, or its text blocks one
+    after another; blocks the TUI's input box cannot take make the error."""
+    inner = message.get("message")
+    content = inner.get("content") if isinstance(inner, dict) else None
+    if isinstance(content, str):
+        return content, ""
+    if not isinstance(content, list):
+        return "", "a user message needs message.content: a string or a list of content blocks"
+    texts: List[str] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        else:
+            return "", (
+                f"claude-print types each message into Claude Code's input box, which takes "
+                f"text only: a {kind or 'malformed'!s} content block cannot be sent (give a "
+                "file path in the text instead; the model can read it with its tools)"
+            )
+    return "\n\n".join(texts), ""
+
+
+def sdk_hooks(request: Dict[str, Any]) -> List[SdkHook]:
+    """The hooks an `initialize` request registers, in order."""
+    hooks = request.get("hooks")
+    out: List[SdkHook] = []
+    if not isinstance(hooks, dict):
+        return out
+    for event, matchers in hooks.items():
+        for entry in matchers if isinstance(matchers, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            ids = tuple(str(i) for i in entry.get("hookCallbackIds") or [])
+            timeout = entry.get("timeout")
+            matcher = entry.get("matcher")
+            out.append(
+                SdkHook(
+                    str(event),
+                    matcher if isinstance(matcher, str) else None,
+                    ids,
+                    float(timeout) if isinstance(timeout, (int, float)) else None,
+                )
+            )
+    return [hook for hook in out if hook.callback_ids]
+
+
+def success(request_id: str, response: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    body: Dict[str, Any] = {"subtype": "success", "request_id": request_id}
+    if response is not None:
+        body["response"] = response
+    return {"type": "control_response", "response": body}
+
+
+def error(request_id: str, message: str) -> Dict[str, Any]:
+    return {
+        "type": "control_response",
+        "response": {"subtype": "error", "request_id": request_id, "error": message},
+    }
+
+
+def merge_hook_outputs(outputs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+    """Several callbacks of one hook firing, as one hook output: later keys win, but
+    `hookSpecificOutput` merges and any `continue: false` stands."""
+    merged: Dict[str, Any] = {}
+    for output in outputs:
+        for key, value in output.items():
+            if key == "hookSpecificOutput" and isinstance(value, dict):
+                merged[key] = {**merged.get(key, {}), **value}
+            elif key == "continue" and merged.get("continue") is False:
+                continue
+            else:
+                merged[key] = value
+    return merged
+
+
+def permission_decision(answer: Dict[str, Any], tool_input: Any) -> Dict[str, Any]:
+    """A `can_use_tool` answer (`PermissionResult`) as the PermissionRequest hook's output."""
+    behavior = answer.get("behavior")
+    decision: Dict[str, Any]
+    if behavior == "allow":
+        updated = answer.get("updatedInput")
+        decision = {"behavior": "allow"}
+        if isinstance(updated, dict) and updated != tool_input:
+            decision["updatedInput"] = updated
+        permissions = answer.get("updatedPermissions")
+        if isinstance(permissions, list) and permissions:
+            decision["updatedPermissions"] = permissions
+    else:
+        message = answer.get("message")
+        decision = {"behavior": "deny", "message": message if isinstance(message, str) else ""}
+        if answer.get("interrupt"):
+            decision["interrupt"] = True
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": contract.HOOK_PERMISSION_REQUEST,
+            "decision": decision,
+        }
+    }
+
+
+class ControlChannel:
+    """stdin's messages in, control messages out. `fd` is read only when select says so,
+    so stdin stays blocking (its file description may be shared with the caller)."""
+
+    def __init__(
+        self,
+        emitter: Emitter,
+        trace: Callable[[str], None],
+        facts: contract.Facts,
+        permission_mode: str = "default",
+        fd: int = 0,
+    ) -> None:
+        self.emitter = emitter
+        self.facts = facts
+        self.permission_mode = permission_mode
+        self.trace = trace
+        self.fd = fd
+        self.reading = True  # False once stdin ended
+        self._buffer = b""
+        self.prompts: Deque[Prompt] = deque()
+        self.hooks: List[SdkHook] = []
+        self.initialized = False
+        self.can_use_tool = False  # --permission-prompt-tool stdio
+        self._next_id = 0
+        self._waiting: Dict[str, Answer] = {}  # our requests' ids -> what to do with the answer
+        self.interrupts: List[str] = []  # request ids of `interrupt`s not yet acted on
+
+    # --- reading -----------------------------------------------------------------
+
+    def read(self) -> List[Dict[str, Any]]:
+        """The messages whose lines are complete (call when select says readable)."""
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return []
+        except OSError as exc:
+            raise ClaudePrintError(f"cannot read stdin: {exc.strerror or exc}") from exc
+        if not chunk:
+            self.reading = False
+            chunk = b"\n"  # a last line without its newline still counts
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        if len(self._buffer) > MAX_LINE:
+            raise ClaudePrintError(f"stdin: a stream-json line is over {MAX_LINE} bytes")
+        return [self._parse(line) for line in lines if line.strip()]
+
+    def wait_first(self, deadline: float, wake_fd: int) -> List[Dict[str, Any]]:
+        """Before the spawn: block until the first message (the SDK's `initialize` says
+        which hooks to relay), stdin ends, the deadline passes or a signal arrives."""
+        import time
+
+        while self.reading:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return []
+            ready, _, _ = select.select([self.fd, wake_fd], [], [], left)
+            if wake_fd in ready:
+                return []
+            if self.fd in ready:
+                messages = self.read()
+                if messages:
+                    return messages
+        return []
+
+    @staticmethod
+    def _parse(line: bytes) -> Dict[str, Any]:
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ClaudePrintError(
+                f"stdin (--input-format stream-json): not a JSON line ({exc}): "
+                f"{line[:200].decode('utf-8', 'replace')!r}"
+            ) from None
+        if not isinstance(message, dict):
+            raise ClaudePrintError(
+                "stdin (--input-format stream-json): each line must be a JSON object"
+            )
+        return message
+
+    # --- the protocol --------------------------------------------------------------
+
+    def take(self, message: Dict[str, Any], now: float, busy: bool) -> None:
+        """One message from stdin. `busy`: a turn is running (an interrupt has a target)."""
+        kind = message.get("type")
+        if kind == "user":
+            text, problem = user_text(message)
+            self.prompts.append(Prompt(text, now, problem))
+        elif kind == "control_request":
+            self._on_request(message, busy)
+        elif kind == "control_response":
+            self._on_response(message)
+        elif kind == "control_cancel_request":
+            self._waiting.pop(str(message.get("request_id")), None)
+        elif kind in ("keep_alive", "update_environment_variables"):
+            pass
+        else:
+            self.trace(f"stdin: ignored a {kind!r} message")
+
+    def _on_request(self, message: Dict[str, Any], busy: bool) -> None:
+        request_id = str(message.get("request_id", ""))
+        request = message.get("request")
+        subtype = request.get("subtype") if isinstance(request, dict) else None
+        assert subtype is None or isinstance(request, dict)
+        if subtype == "initialize" and isinstance(request, dict):
+            self.initialized = True
+            self.hooks = sdk_hooks(request)
+            self.emitter.control(success(request_id, self.initialize_response()))
+        elif subtype == "interrupt":
+            self.emitter.control(self.interrupt_answer(request_id))
+            if busy:
+                self.interrupts.append(request_id)
+        else:
+            self.emitter.control(error(request_id, unsupported(str(subtype))))
+
+    def _on_response(self, message: Dict[str, Any]) -> None:
+        response = message.get("response")
+        if not isinstance(response, dict):
+            return
+        answer = self._waiting.pop(str(response.get("request_id")), None)
+        if answer is None:
+            return
+        if response.get("subtype") == "success":
+            body = response.get("response")
+            answer(body if isinstance(body, dict) else {})
+        else:
+            answer({"error": str(response.get("error") or "the caller answered with an error")})
+
+    def request(self, subtype: str, fields: Dict[str, Any], answer: Answer) -> None:
+        """Ask the caller something; `answer` gets its response body."""
+        self._next_id += 1
+        request_id = f"claude-print-{os.getpid()}-{self._next_id}"
+        self._waiting[request_id] = answer
+        self.emitter.control(
+            {
+                "type": "control_request",
+                "request_id": request_id,
+                "request": {"subtype": subtype, **fields},
+            }
+        )
+
+    def initialize_response(self) -> Dict[str, Any]:
+        """What claude-print can tell at `initialize`, in the CLI's keys and order (the SDK
+        keeps it as server info and reads only the hook keys); the lists the TUI does not
+        tell claude-print before it starts stay empty, its features' switches are off."""
+        source = "ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none"
+        response: Dict[str, Any] = {
+            "commands": [],
+            "agents": [],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+        }
+        if self.facts.sdk_session_keys:
+            config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude")
+            response["user_output_styles_dir"] = os.path.join(config, "output-styles")
+        response.update(
+            models=[],
+            account={"tokenSource": "none", "apiKeySource": source, "apiProvider": "firstParty"},
+            pid=os.getpid(),
+        )
+        if not self.facts.sdk_session_keys:
+            return response
+        response.update(
+            claude_code_version=self.facts.version,
+            current_permission_mode=self.permission_mode,
+        )
+        if self.hooks:
+            response["hooks_applied"] = True
+        response.update(
+            hook_on_failure_supported=False,
+            hooks_when_unanswered_kept=0,
+            other_hook_ask_outranks_host=True,
+            feedback_mode={"kind": "disabled"},
+            analytics_disabled=bool(os.environ.get(contract.NONESSENTIAL_TRAFFIC_VAR)),
+            remote_control_auto_enable=False,
+            remote_control_auto_connect_default=False,
+            remote_control_available=False,
+            remote_control_auto_on_by_default=False,
+            ide_rc_auto_enable_gate=False,
+            fast_mode_state="off",
+            fast_mode_disabled_reason="sdk_opt_in_required",
+            session_state="idle",
+            capabilities=[],
+        )
+        return response
+
+    def interrupt_answer(self, request_id: str) -> Dict[str, Any]:
+        return success(request_id, {"still_queued": []} if self.facts.sdk_session_keys else None)
+
+    def asking_hooks(self) -> Tuple[str, ...]:
+        return (contract.HOOK_PERMISSION_REQUEST,) if self.can_use_tool else ()
+
+
+def unsupported(subtype: str) -> str:
+    """Why claude-print cannot honour a control request (it never stays silent)."""
+    why = UNSUPPORTED_WHY.get(subtype, "claude-print does not know this control request")
+    return f"claude-print: {subtype!r} is not supported: {why}"
+
+
+UNSUPPORTED_WHY = {
+    "set_permission_mode": "the TUI's permission mode is fixed at start; pass permission_mode "
+    "in the options instead",
+    "set_model": "the TUI's model is fixed at start; pass model in the options instead",
+    "set_max_thinking_tokens": "fixed at start; pass it in the options instead",
+    "mcp_status": "the TUI does not report its MCP servers to claude-print",
+    "mcp_message": "claude-print does not bridge SDK MCP servers into the TUI",
+    "mcp_set_servers": "MCP servers are fixed at start; pass mcp_servers in the options",
+    "mcp_reconnect": "the TUI's MCP servers cannot be driven from outside",
+    "mcp_toggle": "the TUI's MCP servers cannot be driven from outside",
+    "rewind_files": "the TUI's file checkpoints cannot be driven from outside",
+    "get_context_usage": "the TUI does not report its context usage to claude-print",
+    "stop_task": "the TUI's background tasks cannot be driven from outside",
+}

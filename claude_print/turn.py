@@ -1,0 +1,70 @@
+"""One turn's state: a prompt typed into the TUI, the hooks it fired, its slice of the
+transcript. A run has one turn (`claude -p`'s one-shot) or many (stream-json input, one
+per `user` message, all in the same TUI)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from claude_print.relay import HookEvent
+
+if TYPE_CHECKING:
+    from claude_print.transcript import Record, TurnSummary
+
+
+class Turn:
+    """A plain class, not a dataclass: `dataclasses` costs import time before the spawn."""
+
+    def __init__(self, prompt: str, delivery: str, started: float, first_record: int = 0) -> None:
+        self.prompt = prompt
+        self.delivery = delivery  # "argv", "editor" or "paste"
+        self.started = started  # what `duration_ms` counts from
+        # The session's records before this index belong to earlier turns.
+        self.first_record = first_record
+        # editor/paste: keys sent, waiting for the input box to show the prompt
+        self.pasted_at: Optional[float] = None
+        self.submitted_at: Optional[float] = None  # Enter pressed (argv: it submitted itself)
+        self.enter_presses = 0
+        self.hooks_seen = 0
+        self.stop_event: Optional[HookEvent] = None  # Stop or StopFailure: the turn is over
+        self.settle_until = 0.0  # after Stop, how long to wait for the transcript
+        self.closed_at: Optional[float] = None  # the transcript closed it without a Stop
+        self.denials: List[Dict[str, Any]] = []  # PermissionRequests denied
+        self.budget_spent = False
+        self.interrupt_at: Optional[float] = None  # an SDK `interrupt`: Esc was sent
+        self.init_sent = False
+
+    def records(self, session: List[Record]) -> List[Record]:
+        return session[self.first_record :]
+
+    def summary(self, session: List[Record], session_id: str) -> TurnSummary:
+        from claude_print.transcript import summarise, turn_records
+
+        return summarise(turn_records(self.records(session), session_id))
+
+
+def denials_with_ids(
+    denials: List[Dict[str, Any]], tool_uses: List[Dict[str, Any]]
+) -> List[Dict[str, Any]]:
+    """Match each denied PermissionRequest to its tool_use block for the id `claude -p` reports."""
+    out = []
+    used: List[str] = []
+    for denial in denials:
+        tool_id = ""
+        for use in tool_uses:
+            if (
+                use.get("id") not in used
+                and use.get("name") == denial["tool_name"]
+                and use.get("input") == denial["tool_input"]
+            ):
+                tool_id = str(use.get("id"))
+                used.append(tool_id)
+                break
+        out.append(
+            {
+                "tool_name": denial["tool_name"],
+                "tool_use_id": tool_id,
+                "tool_input": denial["tool_input"],
+            }
+        )
+    return out
