@@ -88,6 +88,10 @@ KEY_EXTERNAL_EDITOR = b"\x07"
 # transcript gets a user record starting with INTERRUPTED_PREFIX.
 KEY_ESCAPE = b"\x1b"
 INTERRUPTED_PREFIX = "[Request interrupted by user"
+# While a turn runs the footer says so; after Esc it goes. Interrupted before any answer,
+# the TUI drops the turn from its transcript and puts the prompt back in the input box
+# (measured on 2.1.197 and 2.1.330): the next prompt must replace that text.
+BUSY_FOOTER = "esc to interrupt"
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 EXIT_COMMAND = b"/exit"

@@ -44,6 +44,10 @@ class Emitter:
         self.broken = False
 
     @property
+    def fd(self) -> int:
+        return sys.stdout.fileno()
+
+    @property
     def streams_events(self) -> bool:
         return self.output_format == "stream-json" or self.collected is not None
 

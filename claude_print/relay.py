@@ -34,6 +34,7 @@ SCHEMA_NAME = "schema.json"
 MCP_CONFIG_NAME = "mcp.json"
 MCP_READY_NAME = "mcp-ready"  # the TUI has listed the StructuredOutput tool
 STOP_TURN_NAME = "stop-turn"  # an accepted call, or the last allowed rejected one
+BATCHES_NAME = "batches"  # --max-turns: tool batches of the current turn so far
 
 _HOOK_SCRIPT = """\
 #!/bin/sh
@@ -67,8 +68,8 @@ fi
 if [ "$1" = {post_tool_batch} ] && [ -f "$dir/{stop_turn}" ]; then
   printf '%s\\n' {structured_stop}
 elif [ "$1" = {post_tool_batch} ] && ! grep -q {subagent_key} "$event_file"; then
-  batches=$(( $(cat "$dir/batches" 2>/dev/null || echo 0) + 1 ))
-  echo "$batches" > "$dir/batches"
+  batches=$(( $(cat "$dir/{batches}" 2>/dev/null || echo 0) + 1 ))
+  echo "$batches" > "$dir/{batches}"
   if [ -n "${{2:-}}" ] && [ "$batches" -ge "$2" ]; then
     printf '%s\\n' {stop_json}
   fi
@@ -201,6 +202,7 @@ def hook_script(directory: str) -> str:
         subagent_key=shlex.quote(contract.SUBAGENT_PAYLOAD_KEY),
         stop_json=shlex.quote(json.dumps(contract.MAX_TURNS_STOP, separators=(",", ":"))),
         fifo=FIFO_NAME,
+        batches=BATCHES_NAME,
         prompt_submit=contract.HOOK_USER_PROMPT_SUBMIT,
         mcp_ready=MCP_READY_NAME,
         mcp_settle=contract.MCP_SETTLE_SECS,
@@ -295,6 +297,11 @@ class Relay:
             _write_private(os.path.join(self.dir, PROMPT_NAME), prompt)
         except OSError as exc:
             raise ClaudePrintError(f"cannot stage the prompt in {self.dir}: {exc}") from exc
+
+    def new_turn(self) -> None:
+        """--max-turns counts tool batches per turn (`claude -p` per query), not per session."""
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(self.dir, BATCHES_NAME))
 
     def unstage_prompt(self) -> None:
         """The box holds the prompt: a later $EDITOR (a tool the model runs) is the user's."""

@@ -62,7 +62,9 @@ T = TypeVar("T")
 SDK_HOOK_TAG = "sdk"
 # stream-json input: the Agent SDK sends `initialize` at once and waits 60 s for the answer.
 FIRST_MESSAGE_WAIT = 60.0
-# After Esc, how long to wait for the transcript's interruption record.
+# After Esc: the screen is read for the idle TUI only after this (the frame before Esc
+# still says busy), and the interruption is reported after INTERRUPT_SETTLE at the latest.
+ESC_SETTLE = 0.2
 INTERRUPT_SETTLE = 3.0
 # `claude -p`'s error for an interrupted turn (2.1.197 and 2.1.330 alike).
 INTERRUPT_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"
@@ -209,6 +211,7 @@ class Session:
         self.turn = Turn(options.prompt, self.delivery, started)
         self.turns = 0  # results emitted
         self._turns_started = 0
+        self.model = options.model or ""  # the model in use, once known
         self.spent_usd = 0.0  # the session's cost and model usage over its results
         self.spent_models: Dict[str, Dict[str, Any]] = {}
         self._tool_names: Dict[str, str] = {}  # tool_use id -> tool name, for stream events
@@ -353,7 +356,7 @@ class Session:
         scrubbed = scrubbed_names(os.environ)
         if scrubbed:
             self.trace(f"not passed to Claude Code: {' '.join(scrubbed)}")
-        if self.delivery == "editor":
+        if self.delivery == "editor" or self.multi_turn:  # multi-turn: also clears the box
             from claude_print.relay import USER_EDITOR_VAR
 
             user_editor = env.get("VISUAL") or env.get("EDITOR")
@@ -440,6 +443,8 @@ class Session:
     def _run_turn(self, turn: Turn) -> int:
         self.turn = turn
         self._turns_started += 1
+        if self.relay is not None:
+            self.relay.new_turn()
         if turn.submitted_at is None:
             self.rendering = True
             self._pump(self._deliver_step)
@@ -476,8 +481,16 @@ class Session:
             if relay.read_fd in ready_r:
                 for event in relay.read_events():
                     self._on_hook(event, now)
-            if self.channel is not None and self.channel.fd in ready_r:
-                self._on_stdin(now)
+            if self.channel is not None:
+                if self.channel.fd in ready_r:
+                    self._on_stdin(now)
+                if self.channel.caller_gone():
+                    raise ClaudePrintError(
+                        "the caller is gone (stdin ended and stdout is closed): stopping "
+                        "Claude Code",
+                        EXIT_INTERRUPTED,
+                        "error_interrupted",
+                    )
             if self.asks:
                 self._serve_asks(now)
             outcome = step(now)
@@ -522,8 +535,6 @@ class Session:
             if self.delivery == "argv":
                 self.trace("input box ready; the argv prompt submits itself")
                 turn.submitted_at = now
-            elif self.multi_turn:
-                self.trace("input box ready")
             return True
         if self.delivery == "argv" and self.tail is not None and os.path.exists(self.tail.path):
             turn.submitted_at = now  # the argv prompt went in by itself: its transcript exists
@@ -550,6 +561,8 @@ class Session:
         if self.pending_keys or self.outbox:
             return None
         lines = self._lines()
+        if turn.pasted_at is None and self._clear_box(lines, now):
+            return None
         if turn.pasted_at is None:
             if screens.classify(lines).kind != "ready":
                 # Between turns the box may still be redrawing; it must come back.
@@ -577,6 +590,8 @@ class Session:
             if self.delivery == "editor" and self.relay is not None:
                 self.relay.unstage_prompt()
             self._press_enter(now)
+            if self.multi_turn and self.emitter.streams_events and self.model:
+                self._emit_init(self.model)  # as the CLI does at the start of each turn
             return True
         if (
             self.delivery == "editor"
@@ -591,6 +606,26 @@ class Session:
                 lines,
             )
         return None
+
+    def _clear_box(self, lines: List[str], now: float) -> bool:
+        """Text left in the input box (an interrupted prompt put back): replace it with
+        nothing through the editor key first. True while that is under way."""
+        turn = self.turn
+        leftover = screens.input_box_text(lines)
+        if not leftover or not screens.is_idle(lines):
+            return False
+        if (
+            turn.cleared_at is None
+            or now - max(self.last_key, self.last_output) >= ENTER_RETRY_AFTER
+        ):
+            assert self.relay is not None
+            self.trace(f"the input box holds {len(leftover)} chars from before; clearing it")
+            self.relay.stage_prompt("")
+            self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
+            turn.cleared_at = now
+        elif now - turn.cleared_at >= PROMPT_ARRIVAL_GRACE:
+            raise self._screen_error("could not clear Claude Code's input box", lines)
+        return True
 
     def _press_enter(self, now: float) -> None:
         # At once, not after the quiet gap: the box showing the paste is the frame this
@@ -932,14 +967,18 @@ class Session:
         assert turn.interrupt_at is not None and self.channel is not None
         self._poll_tail()
         stopped = any(_is_interruption(record) for record in turn.records(self.records))
+        if not stopped and now - turn.interrupt_at >= ESC_SETTLE:
+            stopped = screens.is_idle(self._lines())  # a turn dropped before any answer
         if not stopped and now - turn.interrupt_at < INTERRUPT_SETTLE:
             return None
+        self.trace("interrupted" if stopped else "no sign of the interruption; reporting it")
         self.channel.interrupts.clear()
         summary = self._summary()
         # As `claude -p`: the interruption as a user message, then an error result that
         # counts the prompt and the interruption as two turns and drops the call's cost.
         self._flush_stream()
-        self.emitter.event(_interruption_event(self.session_id or ""))
+        # Raw, as the CLI prints it: conforming would give it a tool result's keys.
+        self.emitter.control(_interruption_event(self.session_id or ""))
         summary.total_cost_usd = 0.0
         summary.model_usage = {}
         summary.stop_reason = None
@@ -1188,7 +1227,10 @@ class Session:
     def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
         for event in events:
             if event.get("type") == "assistant":
-                self._emit_init(str(event.get("message", {}).get("model", "")))
+                model = str(event.get("message", {}).get("model", ""))
+                if model and not model.startswith("<"):  # not "<synthetic>" (an API error)
+                    self.model = model
+                self._emit_init(model)
                 self._tool_names.update(_tool_names(event))
             self._emit_init()
             if event.get("type") == "user" and self.facts.permission_denied_event:
@@ -1274,7 +1316,14 @@ def _interruption_event(session_id: str) -> Dict[str, Any]:
         "parent_tool_use_id": None,
         "session_id": session_id,
         "uuid": new_session_id(),
+        "timestamp": _iso_now(),
     }
+
+
+def _iso_now() -> str:
+    """Claude Code's timestamp format: UTC, milliseconds, Z."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
 def _is_interruption(record: Dict[str, Any]) -> bool:

@@ -121,6 +121,12 @@ def is_ready(lines: List[str]) -> bool:
     return footer and input_box_text(lines) is not None
 
 
+def is_idle(lines: List[str]) -> bool:
+    """The input box is drawn and no turn is running (whatever the box holds)."""
+    busy = any(contract.BUSY_FOOTER in line for line in lines)
+    return not busy and input_box_text(lines) is not None
+
+
 def input_box_text(lines: List[str]) -> Optional[str]:
     """What the REPL's input box shows, stripped ("" when empty; None when not drawn).
 

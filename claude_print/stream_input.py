@@ -207,6 +207,17 @@ class ControlChannel:
                     return messages
         return []
 
+    def caller_gone(self) -> bool:
+        """stdin has ended and nobody reads stdout any more: the caller died (an SDK
+        process killed mid-turn). A plain end of stdin leaves stdout open."""
+        if self.reading:
+            return False
+        poller = select.poll()
+        poller.register(self.emitter.fd, 0)  # POLLERR/POLLHUP are always reported
+        return self.emitter.broken or any(
+            mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0)
+        )
+
     @staticmethod
     def _parse(line: bytes) -> Dict[str, Any]:
         try:
