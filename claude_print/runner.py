@@ -1174,16 +1174,24 @@ class Session:
     def _ask_sdk_hook(self, event: HookEvent) -> None:
         """A hook the caller registered at `initialize`: one `hook_callback` per callback
         id; the hook gets their merged outputs once all have answered."""
-        from claude_print.stream_input import merge_hook_outputs
+        from claude_print.stream_input import denies_tool, merge_hook_outputs
 
         assert self.channel is not None
         hook = self.channel.hooks[int(event.tag.split(":", 1)[1])]
+        turn = self.turn
         outputs: Dict[str, Dict[str, Any]] = {}
 
         def answered(callback_id: str, body: Dict[str, Any]) -> None:
             outputs[callback_id] = {} if "error" in body else body
             if len(outputs) == len(hook.callback_ids):
                 merged = merge_hook_outputs([outputs[i] for i in hook.callback_ids])
+                if denies_tool(event.name, merged):  # claude -p counts it as a denial
+                    turn.denials.append(
+                        {
+                            "tool_name": event.payload.get("tool_name"),
+                            "tool_input": event.payload.get("tool_input", {}),
+                        }
+                    )
                 self._answer(event, merged or None)
 
         self.trace(f"hook_callback {event.name}: asking the caller ({len(hook.callback_ids)})")

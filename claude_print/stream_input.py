@@ -118,6 +118,16 @@ def merge_hook_outputs(outputs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     return merged
 
 
+def denies_tool(event: str, output: Dict[str, Any]) -> bool:
+    """A PreToolUse hook output that refuses the tool (`permissionDecision: deny`, or the
+    older `decision: block`)."""
+    if event != contract.HOOK_PRE_TOOL_USE:
+        return False
+    specific = output.get("hookSpecificOutput")
+    decision = specific.get("permissionDecision") if isinstance(specific, dict) else None
+    return decision == "deny" or output.get("decision") == "block"
+
+
 def permission_decision(answer: Dict[str, Any], tool_input: Any) -> Dict[str, Any]:
     """A `can_use_tool` answer (`PermissionResult`) as the PermissionRequest hook's output."""
     behavior = answer.get("behavior")
