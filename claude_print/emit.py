@@ -45,7 +45,11 @@ class Emitter:
 
     @property
     def fd(self) -> int:
-        return sys.stdout.fileno()
+        """stdout's descriptor (-1 when it has none, as under a test's capture)."""
+        try:
+            return sys.stdout.fileno()
+        except (OSError, ValueError):
+            return -1
 
     @property
     def streams_events(self) -> bool:

@@ -220,7 +220,7 @@ class ControlChannel:
     def caller_gone(self) -> bool:
         """stdin has ended and nobody reads stdout any more: the caller died (an SDK
         process killed mid-turn). A plain end of stdin leaves stdout open."""
-        if self.reading:
+        if self.reading or self.emitter.fd < 0:
             return False
         poller = select.poll()
         poller.register(self.emitter.fd, 0)  # POLLERR/POLLHUP are always reported

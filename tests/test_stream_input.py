@@ -1,0 +1,454 @@
+"""--input-format stream-json: the input side's pieces, and whole sessions against
+mock_claude (several turns in one TUI, the control protocol, bad input). The real TUI
+and the real Agent SDK: tests/test_e2e_sdk.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+from conftest import ROOT, Sandbox, entrypoints
+
+from claude_print import contract, stream_input
+from claude_print.emit import Emitter, Trace
+from claude_print.relay import ExtraHook, hook_settings
+
+MOCK = str(ROOT / "mock_claude" / "claude")
+STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+DEADLINE = 30.0
+
+
+def user(content: Any) -> Dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": content}}
+
+
+def request(request_id: str, subtype: str, **fields: Any) -> Dict[str, Any]:
+    return {
+        "type": "control_request",
+        "request_id": request_id,
+        "request": {"subtype": subtype, **fields},
+    }
+
+
+# --- pieces ---------------------------------------------------------------------------
+
+
+def test_user_text_takes_a_string_or_text_blocks() -> None:
+    assert stream_input.user_text(user("hi\tthere ")) == ("hi\tthere ", "")
+    blocks = [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]
+    assert stream_input.user_text(user(blocks)) == ("one\n\ntwo", "")
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ([{"type": "image", "source": {}}], "a image content block cannot be sent"),
+        ([{"type": "text", "text": "x"}, {"type": "document"}], "document"),
+        (None, "needs message.content"),
+    ],
+)
+def test_user_text_refuses_what_the_input_box_cannot_take(content: Any, words: str) -> None:
+    text, problem = stream_input.user_text(user(content))
+    assert text == "" and words in problem
+
+
+def test_sdk_hooks_are_read_from_initialize() -> None:
+    hooks = stream_input.sdk_hooks(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 7},
+                    {"matcher": None, "hookCallbackIds": []},  # nothing to call: dropped
+                ],
+                "Stop": [{"hookCallbackIds": ["hook_2"]}],
+            }
+        }
+    )
+    assert hooks == [
+        stream_input.SdkHook("PreToolUse", "Bash", ("hook_0", "hook_1"), 7.0),
+        stream_input.SdkHook("Stop", None, ("hook_2",), None),
+    ]
+    assert stream_input.sdk_hooks({"hooks": None}) == []
+
+
+def test_sdk_hooks_become_asking_relay_entries_with_their_matcher() -> None:
+    settings = hook_settings(
+        "/tmp/it's here/hook.sh",
+        extra_hooks=[
+            ExtraHook("PreToolUse", "Bash|Edit", "sdk:0", 7),
+            ExtraHook("Stop", None, "sdk:1"),
+        ],
+    )
+    [pre] = settings["hooks"]["PreToolUse"]
+    assert pre["matcher"] == "Bash|Edit"
+    assert pre["hooks"][0] == {
+        "type": "command",
+        "command": "/bin/sh '/tmp/it'\"'\"'s here/hook.sh' PreToolUse ask sdk:0",
+        "timeout": 7,
+    }
+    relay_stop, sdk_stop = settings["hooks"]["Stop"]  # claude-print's own Stop hook stays
+    assert "matcher" not in sdk_stop
+    assert sdk_stop["hooks"][0]["command"].endswith("Stop ask sdk:1")
+    assert sdk_stop["hooks"][0]["timeout"] == contract.ASK_TIMEOUT_SECS
+    assert relay_stop["hooks"][0]["command"].endswith(" Stop")
+
+
+def test_can_use_tool_answers_become_permission_request_decisions() -> None:
+    tool_input = {"command": "ls"}
+    allow = stream_input.permission_decision(
+        {"behavior": "allow", "updatedInput": tool_input}, tool_input
+    )
+    assert allow["hookSpecificOutput"] == {
+        "hookEventName": "PermissionRequest",
+        "decision": {"behavior": "allow"},  # unchanged input: nothing to update
+    }
+    changed = stream_input.permission_decision(
+        {"behavior": "allow", "updatedInput": {"command": "pwd"}}, tool_input
+    )
+    assert changed["hookSpecificOutput"]["decision"]["updatedInput"] == {"command": "pwd"}
+    deny = stream_input.permission_decision(
+        {"behavior": "deny", "message": "no thanks", "interrupt": True}, tool_input
+    )
+    assert deny["hookSpecificOutput"]["decision"] == {
+        "behavior": "deny",
+        "message": "no thanks",
+        "interrupt": True,
+    }
+
+
+def test_hook_outputs_merge_and_a_stop_stands() -> None:
+    merged = stream_input.merge_hook_outputs(
+        [
+            {"continue": False, "hookSpecificOutput": {"hookEventName": "PreToolUse"}},
+            {"continue": True, "hookSpecificOutput": {"permissionDecision": "deny"}},
+        ]
+    )
+    assert merged == {
+        "continue": False,
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"},
+    }
+    assert stream_input.denies_tool("PreToolUse", merged)
+    assert not stream_input.denies_tool("Stop", merged)
+    assert not stream_input.denies_tool("PreToolUse", {})
+
+
+class Channel:
+    """A ControlChannel reading a pipe, writing to a captured stdout."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str], version: str = "2.1.330") -> None:
+        self.capsys = capsys
+        self.read_fd, self.write_fd = os.pipe()
+        emitter = Emitter("stream-json")
+        facts = contract.facts_for(version)
+        self.channel = stream_input.ControlChannel(
+            emitter, Trace(False, 0.0), facts, fd=self.read_fd
+        )
+
+    def send(self, *messages: Any) -> None:
+        os.write(self.write_fd, b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+
+    def take_all(self, busy: bool = False) -> None:
+        while select.select([self.read_fd], [], [], 0)[0]:
+            for message in self.channel.read():
+                self.channel.take(message, 0.0, busy)
+            if not self.channel.reading:
+                break
+
+    def printed(self) -> List[Dict[str, Any]]:
+        return [json.loads(line) for line in self.capsys.readouterr().out.splitlines()]
+
+
+def test_initialize_is_answered_in_the_release_s_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    for version, extra in (("2.1.197", False), ("2.1.330", True)):
+        c = Channel(capsys, version)
+        c.send(request("req_1", "initialize", hooks={"Stop": [{"hookCallbackIds": ["h"]}]}))
+        c.take_all()
+        [answer] = c.printed()
+        assert answer["response"]["subtype"] == "success"
+        assert answer["response"]["request_id"] == "req_1"
+        keys = list(answer["response"]["response"])
+        assert keys[:4] == ["commands", "agents", "output_style", "available_output_styles"]
+        assert ("claude_code_version" in keys, "hooks_applied" in keys) == (extra, extra)
+        assert c.channel.hooks == [stream_input.SdkHook("Stop", None, ("h",), None)]
+
+
+def test_requests_it_cannot_honour_get_an_error_naming_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    c = Channel(capsys)
+    c.send(request("a", "set_model", model="x"), request("b", "brand_new_thing"))
+    c.take_all()
+    first, second = c.printed()
+    assert first["response"] == {
+        "subtype": "error",
+        "request_id": "a",
+        "error": "claude-print: 'set_model' is not supported: the TUI's model is fixed at "
+        "start; pass model in the options instead",
+    }
+    assert "'brand_new_thing' is not supported" in second["response"]["error"]
+
+
+def test_interrupt_is_answered_at_once_and_kept_only_while_busy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    c = Channel(capsys, "2.1.197")
+    c.send(request("idle", "interrupt"))
+    c.take_all(busy=False)
+    c.send(request("busy", "interrupt"))
+    c.take_all(busy=True)
+    answers = [m["response"] for m in c.printed()]
+    assert answers == [
+        {"subtype": "success", "request_id": "idle"},
+        {"subtype": "success", "request_id": "busy"},
+    ]
+    assert c.channel.interrupts == ["busy"]
+
+
+def test_our_requests_get_their_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    c = Channel(capsys)
+    got: List[Dict[str, Any]] = []
+    c.channel.request("can_use_tool", {"tool_name": "Bash"}, got.append)
+    [sent] = c.printed()
+    assert sent["request"] == {"subtype": "can_use_tool", "tool_name": "Bash"}
+    rid = sent["request_id"]
+    c.send(
+        {
+            "type": "control_response",
+            "response": {"subtype": "error", "request_id": rid, "error": "boom"},
+        }
+    )
+    c.take_all()
+    assert got == [{"error": "boom"}]
+    c.send({"type": "control_response", "response": {"subtype": "success", "request_id": rid}})
+    c.take_all()
+    assert got == [{"error": "boom"}]  # answered once only
+
+
+def test_end_of_stdin_and_a_last_line_without_newline(capsys: pytest.CaptureFixture[str]) -> None:
+    c = Channel(capsys)
+    os.write(c.write_fd, json.dumps(user("last")).encode())
+    os.close(c.write_fd)
+    c.take_all()
+    assert [p.text for p in c.channel.prompts] == ["last"]
+    assert not c.channel.reading
+
+
+def test_a_caller_gone_is_stdin_ended_and_stdout_unread(capsys: pytest.CaptureFixture[str]) -> None:
+    out_r, out_w = os.pipe()
+
+    class PipeEmitter(Emitter):
+        @property
+        def fd(self) -> int:
+            return out_w
+
+    c = Channel(capsys)
+    c.channel.emitter = PipeEmitter("stream-json")
+    assert not c.channel.caller_gone()  # stdin still open
+    os.close(c.write_fd)
+    c.take_all()
+    assert not c.channel.caller_gone()  # a plain end of stdin: stdout is still read
+    os.close(out_r)
+    assert c.channel.caller_gone()
+    os.close(out_w)
+
+
+def test_a_line_that_is_not_json_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    c = Channel(capsys)
+    os.write(c.write_fd, b"hello\n")
+    with pytest.raises(Exception, match="not a JSON line"):
+        c.take_all()
+
+
+# --- sessions against mock_claude --------------------------------------------------------
+
+
+class Session:
+    """claude-print with stream-json input, driven line by line like the Agent SDK does."""
+
+    def __init__(self, sandbox: Sandbox, *args: str, env: Optional[Dict[str, str]] = None) -> None:
+        self.sandbox = sandbox
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, *STREAMED, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=sandbox.project,
+            env=sandbox.env(CLAUDE_PRINT_TRACE="1", **(env or {})),
+        )
+        self.buffer = b""
+
+    def send(self, *messages: Any) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def lines(self) -> Iterator[Dict[str, Any]]:
+        """stdout's JSON lines as they come; fails with stderr when none comes in time."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                yield json.loads(line)
+            left = deadline - time.monotonic()
+            ready = select.select([fd], [], [], max(0.0, left))[0]
+            chunk = os.read(fd, 65536) if ready else b""
+            if not chunk:
+                self.proc.kill()
+                _, err = self.proc.communicate()
+                pytest.fail(
+                    f"no more output (exit {self.proc.returncode}); stderr:\n{err.decode()}"
+                )
+            self.buffer += chunk
+
+    def until(self, kind: str) -> List[Dict[str, Any]]:
+        seen = []
+        for message in self.lines():
+            seen.append(message)
+            if message.get("type") == kind:
+                return seen
+        return seen
+
+    def finish(self) -> Tuple[int, str]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.stdin = None  # communicate() must not flush it
+        _, err = self.proc.communicate(timeout=DEADLINE)
+        return self.proc.returncode, err.decode()
+
+
+def test_three_messages_are_three_turns_of_one_tui(sandbox: Sandbox) -> None:
+    s = Session(sandbox)
+    s.send(request("req_1", "initialize", hooks=None))
+    [answer] = s.until("control_response")
+    assert answer["response"]["subtype"] == "success"
+    results = []
+    for text in ("What is 2+2?", "second", "third"):
+        s.send(user(text))
+        events = s.until("result")
+        assert [e["type"] for e in events] == ["system", "assistant", "result"], events
+        results.append(events[-1])
+    code, err = s.finish()
+    assert code == 0, err
+    assert err.count("spawned ") == 1, err  # one TUI for every turn
+    assert results[0]["result"] == "The answer is 4."
+    assert len({r["session_id"] for r in results}) == 1
+    # (result_index counts them from 2.1.310 on; mock_claude is 2.1.197: test_e2e_sdk.py)
+    costs = [r["total_cost_usd"] for r in results]
+    assert costs[0] > 0 and costs == sorted(costs) and costs[2] > costs[1]  # the session's so far
+    assert [set(entrypoints(t)) for t in sandbox.transcripts()] == [{"cli"}]
+    assert sandbox.leftovers() == []
+
+
+def test_messages_sent_at_once_and_stdin_closed_all_get_their_turn(sandbox: Sandbox) -> None:
+    """`query(prompt=str)` closes stdin right after its message: the turn still runs."""
+    s = Session(sandbox)
+    s.send(user("first"), user("What is 2+2?"))
+    code, err = s.finish()
+    assert code == 0, err
+    assert err.count("result printed (success") == 2, err
+    assert sandbox.leftovers() == []
+
+
+def test_an_image_is_refused_and_the_session_goes_on(sandbox: Sandbox) -> None:
+    s = Session(sandbox)
+    s.send(user([{"type": "image", "source": {"type": "base64", "data": ""}}]))
+    [refused] = s.until("result")
+    assert (refused["subtype"], refused["is_error"]) == ("error_during_execution", True)
+    assert "image content block cannot be sent" in refused["errors"][0]
+    s.send(user("What is 2+2?"))
+    events = s.until("result")
+    assert events[-1]["result"] == "The answer is 4."
+    code, err = s.finish()
+    assert code == 0, err  # the last result was not an error
+    assert sandbox.leftovers() == []
+
+
+def test_the_exit_code_follows_the_last_result(sandbox: Sandbox) -> None:
+    s = Session(sandbox, env={"MOCK_CLAUDE_SCENARIO": "api_error"})
+    s.send(user("hi"))
+    [*_, result] = s.until("result")
+    assert result["is_error"] is True
+    code, err = s.finish()
+    assert code == 1, err
+    assert sandbox.leftovers() == []
+
+
+def test_can_use_tool_asks_the_caller_and_its_answer_decides(sandbox: Sandbox) -> None:
+    s = Session(sandbox, "--permission-prompt-tool", "stdio", env={"MOCK_CLAUDE_SCENARIO": "tool"})
+    s.send(user("run it"))
+    [*_, ask] = s.until("control_request")
+    req = ask["request"]
+    assert (req["subtype"], req["tool_name"]) == ("can_use_tool", "Bash")
+    assert req["input"]["command"] == "touch /tmp/x"
+    assert req["tool_use_id"].startswith("toolu_")
+    s.send(
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": ask["request_id"],
+                "response": {"behavior": "deny", "message": "not today"},
+            },
+        }
+    )
+    [*_, result] = s.until("result")
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    code, err = s.finish()
+    assert code == 0, err
+    assert sandbox.leftovers() == []
+
+
+@pytest.mark.parametrize(
+    ("stdin", "words"),
+    [
+        (b"not json\n", "not a JSON line"),
+        (b"[1, 2]\n", "each line must be a JSON object"),
+    ],
+)
+def test_bad_input_is_exit_2_naming_it_and_leaves_nothing(
+    sandbox: Sandbox, stdin: bytes, words: str
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, *STREAMED],
+        input=stdin,
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+        timeout=DEADLINE,
+    )
+    assert proc.returncode == 2, proc.stderr.decode()
+    assert words in proc.stderr.decode()
+    assert sandbox.leftovers() == []
+
+
+def test_empty_stdin_ends_the_session_without_a_turn(sandbox: Sandbox) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, *STREAMED],
+        input=b"",
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+        timeout=DEADLINE,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout == b""
+    assert sandbox.leftovers() == []
+
+
+def test_the_parent_session_s_entrypoint_does_not_reach_the_tui(sandbox: Sandbox) -> None:
+    s = Session(
+        sandbox, env={"CLAUDE_CODE_ENTRYPOINT": "sdk-py", "CLAUDE_AGENT_SDK_VERSION": "0.2.187"}
+    )
+    s.send(user("What is 2+2?"))
+    s.until("result")
+    code, err = s.finish()
+    assert code == 0, err
+    assert [set(entrypoints(t)) for t in sandbox.transcripts()] == [{"cli"}]
