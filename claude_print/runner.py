@@ -1159,13 +1159,17 @@ class Session:
                 turn.denials.append(denial)
             self._answer(event, permission_decision(body, tool_input))
 
+        description = tool_input.get("description") if isinstance(tool_input, dict) else None
         self.trace(f"can_use_tool {payload.get('tool_name')}: asking the caller")
         self.channel.request(
             "can_use_tool",
             {
                 "tool_name": payload.get("tool_name"),
+                "display_name": payload.get("tool_name"),
                 "input": tool_input,
+                "description": description if isinstance(description, str) else "",
                 "permission_suggestions": payload.get("permission_suggestions") or [],
+                "blocked_path": None,  # the hook's payload does not say
                 "tool_use_id": tool_use_id,
             },
             answered,
