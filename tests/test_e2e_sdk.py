@@ -1,0 +1,513 @@
+"""End to end with the real Claude Agent SDK: claude-print as `cli_path`.
+
+Each case runs tests/sdk_cases.py (the same program that recorded what the SDK sees with
+the real Claude Code CLI, tests/data/sdk/<release>/<case>.json, scripts/capture-sdk-protocol)
+against claude-print driving the real TUI of that release and tests/fake_api.py, and
+compares a normalised view of the two summaries: per message the class, subtype, texts,
+tool uses and results, the result fields; and the facts of the case (files, callback and
+hook inputs, exceptions). Timings, session id values and uuids are not compared; the raw
+keys of each message are compared as "claude-print's are a superset of the real CLI's".
+
+After each case: one TUI was spawned (counted by a wrapper around the Claude Code binary),
+every transcript says "entrypoint": "cli", and nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, Dict, Iterator, List, Set, Tuple
+
+import pytest
+from conftest import ROOT, Sandbox, claude_release, entrypoints
+from fake_api import FakeApiServer
+
+from claude_print import contract
+
+pytestmark = pytest.mark.e2e
+
+DATA = ROOT / "tests" / "data" / "sdk"
+SDK_CASES = ROOT / "tests" / "sdk_cases.py"
+CASE_TIMEOUT = 60  # sdk_cases.py --timeout: the case itself
+# The SDK's close() may then wait 5 s for the CLI, SIGTERM it, wait 5 s more, SIGKILL.
+PROCESS_TIMEOUT = CASE_TIMEOUT + 30
+TRACE_TAIL = 8000  # characters of claude-print's stderr traces in a failure message
+
+# --- documented differences (the whitelist) -----------------------------------------
+
+# Keys of the real CLI's raw messages that claude-print may leave out, per message type.
+# Empty: claude-print prints every key the real CLI prints.
+KEYS_MAY_MISS: Dict[str, Set[str]] = {}
+# Keys claude-print adds to the real CLI's: `claude_version` on results (README, "Output
+# formats": the one key claude-print adds, the release of Claude Code that ran).
+KEYS_EXTRA: Dict[str, Set[str]] = {"result": {"claude_version"}}
+# Keys of the initialize answer (get_server_info()) claude-print may leave out: none.
+SERVER_INFO_MAY_MISS: Set[str] = set()
+
+# control_misc: control requests claude-print answers with an error naming the subtype
+# (README, "Using it from the Claude Agent SDK": the TUI fixes these at start, or does not
+# report them to claude-print), where the real CLI honours them. Case name -> the request's
+# subtype, which the error must name.
+MAY_REFUSE: Dict[str, str] = {
+    "mcp_status": "mcp_status",
+    "get_context_usage": "get_context_usage",
+    "set_permission_mode": "set_permission_mode",
+    "set_model": "set_model",
+    "set_model_default": "set_model",
+    "rewind_files": "rewind_files",
+    "mcp_reconnect": "mcp_reconnect",
+    "mcp_toggle": "mcp_toggle",
+    "stop_task": "stop_task",
+}
+
+# --- the cases --------------------------------------------------------------------------
+
+CASES = [
+    pytest.param("plain", marks=pytest.mark.matrix),
+    "tool_allowed",
+    "tool_allowed_updated_input",
+    "tool_denied",
+    "hook_pretooluse",
+    "hook_pretooluse_allow",
+    "hook_pretooluse_deny",
+    pytest.param("client_three_turns", marks=pytest.mark.matrix),
+    "api_error",
+    "max_turns_1",
+    "interrupt",
+    "eof_mid_turn",
+    "control_misc",
+    "old_sdk_plain",
+]
+
+
+@pytest.fixture
+def reap(sandbox: Sandbox) -> Iterator[None]:
+    """After the test (passed or not): kill what the test left running in its sandbox,
+    so one failure does not leak TUIs into the rest of the suite."""
+    yield
+    for entry in sandbox.leftovers():
+        if entry.startswith("pid "):
+            pid = int(entry.split()[1])
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def stored_summary(release: str, case: str) -> Dict[str, Any]:
+    path = DATA / release / f"{case}.json"
+    if not path.exists():
+        pytest.skip(
+            f"no summary of the real CLI stored for Claude Code {release or '?'} "
+            f"({path.relative_to(ROOT)} is missing; record it with "
+            f"scripts/capture-sdk-protocol {release or 'RELEASE'} {case})"
+        )
+    summary: Dict[str, Any] = json.loads(path.read_text())["summary"]
+    return summary
+
+
+class Harness:
+    """claude-print as the SDK's `cli_path`: a wrapper script running `python -m
+    claude_print --claude-binary SPAWN`, where SPAWN is a wrapper that logs one line per
+    TUI it starts (with the CLAUDE_CODE_ENTRYPOINT the TUI gets) and execs Claude Code.
+    Both live in the sandbox's TMPDIR, so every process of a run mentions it
+    (Sandbox.leftovers finds them)."""
+
+    def __init__(self, sandbox: Sandbox, claude: str) -> None:
+        self.sandbox = sandbox
+        self.dir = sandbox.tmp / "sdk-bin"
+        self.dir.mkdir()
+        self.spawn_log = self.dir / "spawns"
+        self.spawn_log.touch()
+        spawn = self.dir / "spawn-claude"
+        spawn.write_text(
+            "#!/bin/sh\n"
+            'printf \'%s entrypoint=%s\\n\' "$$" "${CLAUDE_CODE_ENTRYPOINT-unset}"'
+            f" >> {shlex.quote(str(self.spawn_log))}\n"
+            f'exec {shlex.quote(claude)} "$@"\n'
+        )
+        self.cli_path = self.dir / "claude-print"
+        self.cli_path.write_text(
+            "#!/bin/sh\n"
+            f"exec {shlex.quote(sys.executable)} -m claude_print"
+            f' --claude-binary {shlex.quote(str(spawn))} "$@"\n'
+        )
+        for script in (spawn, self.cli_path):
+            script.chmod(0o755)
+
+    def env(self, **extra: str) -> Dict[str, str]:
+        return self.sandbox.env(CLAUDE_PRINT_TRACE="1", **extra)
+
+    def spawns(self) -> List[str]:
+        return self.spawn_log.read_text().splitlines()
+
+
+def run_case(harness: Harness, case: str, **env: str) -> Tuple[Dict[str, Any], str]:
+    """sdk_cases.py CASE against claude-print: its summary (sandbox paths as `$SANDBOX`,
+    as in the stored ones) and stderr (claude-print's traces)."""
+    sandbox = harness.sandbox
+    argv = [
+        sys.executable,
+        str(SDK_CASES),
+        "--cli-path",
+        str(harness.cli_path),
+        "--case",
+        case,
+        "--workdir",
+        str(sandbox.project),
+        "--timeout",
+        str(CASE_TIMEOUT),
+    ]
+    try:
+        proc = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            cwd=sandbox.project,
+            env=harness.env(**env),
+            timeout=PROCESS_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as exc:
+        err = (exc.stderr or b"").decode("utf-8", "replace")
+        pytest.fail(f"sdk_cases.py {case} still running after {PROCESS_TIMEOUT} s\n{err}")
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 0, f"sdk_cases.py exited {proc.returncode}; stderr:\n{stderr}"
+    text = proc.stdout.decode("utf-8", "replace").strip()
+    assert text, f"sdk_cases.py printed no summary; stderr:\n{stderr}"
+    root = sandbox.home.parent
+    for spelled in {str(root.resolve()), str(root)}:
+        text = text.replace(spelled, "$SANDBOX")
+    summary: Dict[str, Any] = json.loads(text.splitlines()[-1])
+    return summary, stderr
+
+
+# --- the normalised view ------------------------------------------------------------------
+
+RESULT_FIELDS = (
+    "subtype",
+    "is_error",
+    "result",
+    "num_turns",
+    "errors",
+    "terminal_reason",
+    "stop_reason",
+    "api_error_status",
+    "permission_denials",
+)
+
+
+def message_view(message: Dict[str, Any]) -> Dict[str, Any]:
+    cls = message["class"]
+    view: Dict[str, Any] = {"class": cls, "type": message.get("type")}
+    if cls == "ResultMessage":
+        for name in RESULT_FIELDS:
+            view[name] = message.get(name)
+        view["permission_denials"] = [
+            {k: v for k, v in d.items() if k != "tool_use_id"}
+            for d in view["permission_denials"] or []
+        ]
+        return view
+    view["subtype"] = message.get("subtype")
+    if cls == "AssistantMessage":
+        view["text"] = message.get("text")
+        view["tool_uses"] = message.get("tool_uses")
+        view["error"] = message.get("error")
+    elif cls == "UserMessage":
+        view["text"] = message.get("text")
+        view["tool_results"] = [
+            {**r, "content": REFUSAL if is_refusal(r.get("content")) else r.get("content")}
+            for r in message.get("tool_results") or []
+        ] or message.get("tool_results")
+    return view
+
+
+# Known difference: a tool that would ask is refused with claude-print's own message
+# (contract.DENY_MESSAGE, given by its PermissionRequest hook), where print mode words
+# its refusal per release and per path ("... needs approval ..." on 2.1.330, "... was
+# blocked ..." on 2.1.197). Both are the same outcome: an error tool_result, the turn
+# goes on, the denial is listed in permission_denials (compared).
+REFUSAL = "<a tool that would ask, refused>"
+_PRINT_MODE_REFUSALS = (" needs approval. ", " was blocked. For security, ")
+
+
+def is_refusal(content: Any) -> bool:
+    if not isinstance(content, str):
+        return False
+    return content == contract.DENY_MESSAGE or any(r in content for r in _PRINT_MODE_REFUSALS)
+
+
+def session_ids(summary: Dict[str, Any]) -> List[str]:
+    return [str(m["session_id"]) for m in summary["messages"] if m.get("session_id")]
+
+
+def case_view(summary: Dict[str, Any]) -> Dict[str, Any]:
+    """Everything compared, from one summary (ours or the stored real one)."""
+    view: Dict[str, Any] = {
+        "messages": [message_view(m) for m in summary.get("messages", [])],
+        "skipped": [(s.get("type"), s.get("subtype")) for s in summary.get("skipped", [])],
+        # one session for every message of the case (init and results), whatever its id
+        "one_session_id": len(set(session_ids(summary))) == 1,
+    }
+    for name in (
+        "exception",
+        "message",
+        "exception_data",
+        "exit_code",
+        "file_exists",
+        "result_texts",
+        "session_ids_equal",
+    ):
+        if name in summary:
+            view[name] = summary[name]
+    if "can_use_tool_calls" in summary:
+        # Known difference: the PermissionRequest hook's payload has the addDirectories
+        # and setMode suggestions but not the addRules one, which the CLI computes for its
+        # permission dialog: claude-print passes on what it gets (2 of the CLI's 3).
+        view["can_use_tool_calls"] = [
+            {k: v for k, v in call.items() if k != "suggestions"}
+            for call in summary["can_use_tool_calls"]
+        ]
+    if "hook_inputs" in summary:  # their keys: compared as a superset (check_keys)
+        view["hook_inputs"] = [
+            {k: v for k, v in hook.items() if k != "keys"} for hook in summary["hook_inputs"]
+        ]
+    return view
+
+
+def diff(path: str, real: Any, ours: Any, out: List[str]) -> None:
+    """Every leaf where `ours` differs from `real`, as 'path: real=... claude-print=...'."""
+    if isinstance(real, dict) and isinstance(ours, dict):
+        for key in list(real) + [k for k in ours if k not in real]:
+            if key not in ours:
+                out.append(f"{path}.{key}: real={real[key]!r} claude-print=<missing>")
+            elif key not in real:
+                out.append(f"{path}.{key}: real=<missing> claude-print={ours[key]!r}")
+            else:
+                diff(f"{path}.{key}", real[key], ours[key], out)
+    elif isinstance(real, list) and isinstance(ours, list) and len(real) == len(ours):
+        for i, (a, b) in enumerate(zip(real, ours)):
+            diff(f"{path}[{i}]", a, b, out)
+    elif isinstance(real, list) and isinstance(ours, list) and path.endswith("messages"):
+        out.append(
+            f"{path}: {len(real)} message(s) real, {len(ours)} claude-print:\n"
+            + "\n".join(f"    real        {json.dumps(m)}" for m in real)
+            + "\n"
+            + "\n".join(f"    claude-print {json.dumps(m)}" for m in ours)
+        )
+    elif real != ours:
+        out.append(f"{path}: real={real!r} claude-print={ours!r}")
+
+
+def key_problems(real: Dict[str, Any], ours: Dict[str, Any]) -> List[str]:
+    """Raw keys: ours must be a superset of the real CLI's (minus KEYS_MAY_MISS), with no
+    extras but KEYS_EXTRA; likewise hook inputs and the initialize answer."""
+    problems = []
+    for i, (a, b) in enumerate(zip(real.get("messages", []), ours.get("messages", []))):
+        if a["class"] != b["class"] or "keys" not in a:
+            continue  # a different message: the view's diff says so
+        kind = str(a.get("type"))
+        missing = set(a["keys"]) - set(b.get("keys", [])) - KEYS_MAY_MISS.get(kind, set())
+        extra = set(b.get("keys", [])) - set(a["keys"]) - KEYS_EXTRA.get(kind, set())
+        if missing:
+            problems.append(f"messages[{i}] ({kind}) lacks the real CLI's keys {sorted(missing)}")
+        if extra:
+            problems.append(f"messages[{i}] ({kind}) has keys the real CLI has not {sorted(extra)}")
+    for i, (a, b) in enumerate(zip(real.get("hook_inputs", []), ours.get("hook_inputs", []))):
+        missing = set(a["keys"]) - set(b["keys"])
+        if missing:
+            problems.append(f"hook_inputs[{i}] lacks the real CLI's keys {sorted(missing)}")
+    if "server_info_keys" in real:
+        missing = set(real["server_info_keys"] or []) - set(ours.get("server_info_keys") or [])
+        missing -= SERVER_INFO_MAY_MISS
+        if missing:
+            problems.append(f"get_server_info() lacks the real CLI's keys {sorted(missing)}")
+    return problems
+
+
+# --- per-case adjustments (each one a documented difference) --------------------------
+
+
+def control_answer_problems(
+    real: Dict[str, Any], ours: Dict[str, Any]
+) -> Tuple[List[str], Set[str]]:
+    """control_misc: each answer as the real CLI's, or (MAY_REFUSE) an error naming the
+    request's subtype, never a timeout. Returns the problems and the refused names."""
+    problems: List[str] = []
+    refused: Set[str] = set()
+    theirs_all = real.get("control_answers", {})
+    ours_all = ours.get("control_answers", {})
+    for name, theirs in theirs_all.items():
+        mine = ours_all.get(name)
+        if mine is None:
+            problems.append(f"control_answers.{name}: real={theirs!r} claude-print=<missing>")
+            continue
+        if mine.get("exception") == "TimeoutError":
+            problems.append(f"control_answers.{name}: no answer (timeout): {mine!r}")
+            continue
+        if mine == theirs:
+            continue
+        if name in MAY_REFUSE and not mine.get("ok"):
+            subtype = MAY_REFUSE[name]
+            if mine.get("exception") != "Exception" or subtype not in str(mine.get("message")):
+                problems.append(
+                    f"control_answers.{name}: an error naming {subtype!r} expected, "
+                    f"claude-print={mine!r}"
+                )
+            refused.add(name)
+            continue
+        problems.append(f"control_answers.{name}: real={theirs!r} claude-print={mine!r}")
+    return problems, refused
+
+
+def without_refused_effects(real: Dict[str, Any], refused: Set[str]) -> Dict[str, Any]:
+    """The real summary without the messages the real CLI printed because it honoured a
+    request claude-print refuses: set_permission_mode's system/status line, set_model's
+    replayed "<local-command-stdout>Set model to ..." user lines."""
+
+    def caused_by_refused(message: Dict[str, Any]) -> bool:
+        if message["class"] == "SystemMessage" and message.get("subtype") == "status":
+            return "set_permission_mode" in refused
+        if message["class"] == "UserMessage" and str(message.get("text")).startswith(
+            "<local-command-stdout>Set model to"
+        ):
+            return bool({"set_model", "set_model_default"} & refused)
+        return False
+
+    return {**real, "messages": [m for m in real["messages"] if not caused_by_refused(m)]}
+
+
+# --- after every case -------------------------------------------------------------------
+
+
+def assert_interactive_and_clean(sandbox: Sandbox, ours: Dict[str, Any], trace: str) -> None:
+    transcripts = sandbox.transcripts()
+    assert transcripts, f"no transcript in the sandbox\n{trace}"
+    found = {p.name: sorted(set(entrypoints(p))) for p in transcripts}
+    assert all(v == ["cli"] for v in found.values()), f"entrypoints: {found}"
+    stems = {p.stem for p in transcripts}
+    ids = set(session_ids(ours))
+    assert ids <= stems, f"session ids {sorted(ids)} without a transcript; transcripts {stems}"
+    leftovers = sandbox.leftovers()
+    assert leftovers == [], f"left behind: {leftovers}\n{trace}"
+
+
+def tail(text: str) -> str:
+    return text if len(text) <= TRACE_TAIL else "...\n" + text[-TRACE_TAIL:]
+
+
+# --- the tests ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_sdk_case_matches_real_cli(
+    real_claude: str, sandbox: Sandbox, reap: None, case: str
+) -> None:
+    real = stored_summary(claude_release(real_claude), case)
+    harness = Harness(sandbox, real_claude)
+    ours, stderr = run_case(harness, case)
+    trace = f"claude-print's stderr (CLAUDE_PRINT_TRACE=1):\n{tail(stderr)}"
+
+    problems: List[str] = []
+    if case == "control_misc":
+        answer_problems, refused = control_answer_problems(real, ours)
+        problems += answer_problems
+        real = without_refused_effects(real, refused)
+    diff("summary", case_view(real), case_view(ours), problems)
+    problems += key_problems(real, ours)
+    if "exception" in ours and "exception" not in real:
+        problems.append(f"the case raised {ours['exception']}: {ours.get('message')}")
+    assert not problems, "\n".join(problems) + "\n\n" + trace
+
+    spawns = harness.spawns()
+    assert len(spawns) == 1, f"{len(spawns)} TUI(s) spawned, expected one: {spawns}\n{trace}"
+    if case == "client_three_turns":
+        results = [m for m in ours["messages"] if m["class"] == "ResultMessage"]
+        assert [r["result"] for r in results] == ["ONE", "TWO", "THREE"]
+        assert len(set(session_ids(ours))) == 1, session_ids(ours)
+    assert_interactive_and_clean(sandbox, ours, trace)
+
+
+def test_sdk_entrypoint_does_not_reach_the_tui(
+    real_claude: str, sandbox: Sandbox, reap: None
+) -> None:
+    """The SDK sets CLAUDE_CODE_ENTRYPOINT=sdk-py for its CLI (set here too, in case a
+    program's environment has it): the TUI must not get it, or its session would not be
+    an interactive one."""
+    harness = Harness(sandbox, real_claude)
+    ours, stderr = run_case(harness, "plain", CLAUDE_CODE_ENTRYPOINT="sdk-py")
+    trace = f"claude-print's stderr:\n{tail(stderr)}"
+    assert "exception" not in ours, f"{ours.get('exception')}: {ours.get('message')}\n{trace}"
+    [spawn] = harness.spawns()
+    assert not spawn.endswith("entrypoint=sdk-py"), f"the TUI got it: {spawn}"
+    assert_interactive_and_clean(sandbox, ours, trace)
+
+
+KILLED_PROGRAM = """
+import asyncio, sys
+from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
+
+async def main():
+    options = ClaudeAgentOptions(cli_path=sys.argv[1], cwd=sys.argv[2])
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query(sys.argv[3])
+        async for message in client.receive_response():
+            print(type(message).__name__, flush=True)
+
+asyncio.run(main())
+"""
+
+KILL_DEADLINE = 60.0  # from the SIGKILL until nothing is left
+
+
+def test_sdk_killed_mid_turn_leaves_nothing(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, reap: None
+) -> None:
+    """The SDK program dies (SIGKILL) while a turn waits for the API: claude-print sees
+    its stdin close, stops the TUI and exits; no process or temp dir stays."""
+    harness = Harness(sandbox, real_claude)
+    # Unique per run: the fake API outlives the test, and the matrix runs it per release.
+    marker = f"killed sdk {sandbox.home.parent.name} [[sleep:30]]"
+    log = sandbox.home.parent / "killed-sdk.stderr"
+
+    def trace() -> str:
+        return "stderr of the SDK program and claude-print:\n" + tail(
+            log.read_text("utf-8", "replace")
+        )
+
+    # stderr to a file, not a pipe: claude-print inherits it and may outlive the program.
+    argv = [sys.executable, "-c", KILLED_PROGRAM, str(harness.cli_path), str(sandbox.project)]
+    with log.open("wb") as stderr:
+        program = subprocess.Popen(
+            [*argv, marker],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=sandbox.project,
+            env=harness.env(),
+        )
+    try:
+        reached = fake_api.wait_for_prompt(marker, timeout=CASE_TIMEOUT)
+        alive = program.poll() is None
+    finally:
+        program.kill()
+        program.wait(timeout=30)
+    assert reached, f"the turn never reached the API\n{trace()}"
+    assert alive, f"the SDK program ended before it was killed\n{trace()}"
+    killed = time.monotonic()
+    leftovers = sandbox.leftovers()
+    while leftovers and time.monotonic() - killed < KILL_DEADLINE:
+        time.sleep(0.2)  # polling a deadline: there is no event to wait on
+        leftovers = sandbox.leftovers()
+    print(f"clean {time.monotonic() - killed:.1f} s after the SIGKILL")
+    assert leftovers == [], (
+        f"still there {KILL_DEADLINE:g} s after the SDK was killed: {leftovers}\n{trace()}"
+    )
+    assert len(harness.spawns()) == 1, harness.spawns()
+    # Stopped during its first request, 2.1.197's TUI has written no transcript yet
+    # (2.1.330 has): whatever is there must say cli.
+    found = {p.name: sorted(set(entrypoints(p))) for p in sandbox.transcripts()}
+    assert all(v == ["cli"] for v in found.values()), found
