@@ -248,6 +248,25 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _ref(["--prompt-suggestions"], OPTIONAL, "the TUI refuses it", metavar="VALUE"),
     _ref(["--bare"], note=_NO_HOOKS),
+    # Hidden flags the Agent SDK passes for some options (claude-agent-sdk 0.2.187).
+    _ref(
+        ["--resume-session-at"],
+        ONE,
+        "the TUI resumes a whole session, not up to a message (the Agent SDK's "
+        "resume_session_at): resume the whole session, or fork it",
+        metavar="MESSAGE_ID",
+    ),
+    _ref(
+        ["--resume-drops-turn"],
+        ONE,
+        "goes with --resume-session-at, which the TUI cannot do",
+        metavar="PROMPT_ID",
+    ),
+    _ref(
+        ["--session-mirror"],
+        note="the Agent SDK's session_store mirrors print mode's transcript stream; the "
+        "TUI writes its transcript to disk only (use the SDK without session_store)",
+    ),
     _ref(["--safe-mode"], note=_NO_HOOKS),
     _ref(
         ["--worktree", "-w"],

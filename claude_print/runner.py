@@ -331,13 +331,18 @@ class Session:
             extra_hooks=sdk_hooks,
         )
         own: List[str] = []
+        if self.channel is not None and self.channel.agents:
+            import json
+
+            # The SDK defines subagents at `initialize`; the TUI takes them as --agents.
+            own += ["--agents", json.dumps(self.channel.agents)]
         if schema is not None:
             from claude_print import mcp_structured
 
             self.structured_max = mcp_structured.max_attempts()
             config = self.relay.stage_structured(schema, self.structured_max)
             # Pre-allowed: claude-print's PermissionRequest hook would deny it.
-            own = ["--mcp-config", config, "--allowedTools", mcp_structured.QUALIFIED_NAME]
+            own += ["--mcp-config", config, "--allowedTools", mcp_structured.QUALIFIED_NAME]
         argv = build_argv(
             self.options,
             self.options.claude_binary,

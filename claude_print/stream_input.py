@@ -174,6 +174,7 @@ class ControlChannel:
         self._buffer = b""
         self.prompts: Deque[Prompt] = deque()
         self.hooks: List[SdkHook] = []
+        self.agents: Optional[Dict[str, Any]] = None  # subagents defined at `initialize`
         self.initialized = False
         self.can_use_tool = False  # --permission-prompt-tool stdio
         self._next_id = 0
@@ -270,6 +271,11 @@ class ControlChannel:
         if subtype == "initialize" and isinstance(request, dict):
             self.initialized = True
             self.hooks = sdk_hooks(request)
+            agents = request.get("agents")
+            self.agents = agents if isinstance(agents, dict) and agents else None
+            ignored = [key for key in IGNORED_AT_INITIALIZE if request.get(key)]
+            if ignored:
+                self.trace(f"initialize: no effect in the TUI: {', '.join(ignored)}")
             self.emitter.control(success(request_id, self.initialize_response()))
         elif subtype == "interrupt":
             self.emitter.control(self.interrupt_answer(request_id))
@@ -354,6 +360,16 @@ class ControlChannel:
 
     def asking_hooks(self) -> Tuple[str, ...]:
         return (contract.HOOK_PERMISSION_REQUEST,) if self.can_use_tool else ()
+
+
+# `initialize` fields the TUI has no way to take (its --exclude-dynamic-system-prompt-
+# sections and --forward-subagent-text are print mode's; skills come with settings).
+IGNORED_AT_INITIALIZE = (
+    "excludeDynamicSections",
+    "systemPromptSnapshot",
+    "skills",
+    "forwardSubagentText",
+)
 
 
 def unsupported(subtype: str) -> str:

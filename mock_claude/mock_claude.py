@@ -165,6 +165,7 @@ _OPTIONS: Dict[str, Tuple[str, str, str]] = {
     "--continue": ("continue", "flag", ""),
     "-c": ("continue", "flag", ""),
     "--max-turns": ("max_turns", "value", "<turns>"),
+    "--agents": ("agents", "value", "<json>"),
 }
 _FORBIDDEN = ("-p", "--print", "--output-format")
 

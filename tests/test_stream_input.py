@@ -452,3 +452,19 @@ def test_the_parent_session_s_entrypoint_does_not_reach_the_tui(sandbox: Sandbox
     code, err = s.finish()
     assert code == 0, err
     assert [set(entrypoints(t)) for t in sandbox.transcripts()] == [{"cli"}]
+
+
+def test_subagents_defined_at_initialize_reach_the_tui_as_agents(sandbox: Sandbox) -> None:
+    """The SDK sends `agents` in `initialize`, not as a flag; the TUI takes --agents JSON."""
+    log = sandbox.tmp / "argv.json"
+    agents = {"reviewer": {"description": "Reviews code", "prompt": "You review code."}}
+    s = Session(sandbox, env={"MOCK_CLAUDE_ARGV_LOG": str(log)})
+    s.send(request("req_1", "initialize", hooks=None, agents=agents))
+    s.until("control_response")
+    s.send(user("What is 2+2?"))
+    s.until("result")
+    code, err = s.finish()
+    assert code == 0, err
+    argv = json.loads(log.read_text())
+    at = argv.index("--agents")
+    assert json.loads(argv[at + 1]) == agents
