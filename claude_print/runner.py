@@ -331,11 +331,9 @@ class Session:
             extra_hooks=sdk_hooks,
         )
         own: List[str] = []
-        if self.channel is not None and self.channel.agents:
-            import json
-
-            # The SDK defines subagents at `initialize`; the TUI takes them as --agents.
-            own += ["--agents", json.dumps(self.channel.agents)]
+        if self.channel is not None:
+            # Set at `initialize` (subagents, the TypeScript SDK's system prompt).
+            own += self.channel.tui_flags
         if schema is not None:
             from claude_print import mcp_structured
 

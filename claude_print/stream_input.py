@@ -174,7 +174,7 @@ class ControlChannel:
         self._buffer = b""
         self.prompts: Deque[Prompt] = deque()
         self.hooks: List[SdkHook] = []
-        self.agents: Optional[Dict[str, Any]] = None  # subagents defined at `initialize`
+        self.tui_flags: List[str] = []  # what `initialize` asks that the TUI takes as flags
         self.initialized = False
         self.can_use_tool = False  # --permission-prompt-tool stdio
         self._next_id = 0
@@ -271,8 +271,7 @@ class ControlChannel:
         if subtype == "initialize" and isinstance(request, dict):
             self.initialized = True
             self.hooks = sdk_hooks(request)
-            agents = request.get("agents")
-            self.agents = agents if isinstance(agents, dict) and agents else None
+            self.tui_flags = initialize_flags(request)
             ignored = [key for key in IGNORED_AT_INITIALIZE if request.get(key)]
             if ignored:
                 self.trace(f"initialize: no effect in the TUI: {', '.join(ignored)}")
@@ -360,6 +359,25 @@ class ControlChannel:
 
     def asking_hooks(self) -> Tuple[str, ...]:
         return (contract.HOOK_PERMISSION_REQUEST,) if self.can_use_tool else ()
+
+
+def initialize_flags(request: Dict[str, Any]) -> List[str]:
+    """The TUI flags for what an `initialize` request sets: the TypeScript SDK sends its
+    system prompt here (a list of parts; `[""]` by default, which, like the Python SDK's
+    `--system-prompt ""`, leaves the TUI's own prompt), not on the command line."""
+    flags: List[str] = []
+    prompt = request.get("systemPrompt")
+    parts = [prompt] if isinstance(prompt, str) else prompt if isinstance(prompt, list) else []
+    text = "".join(part for part in parts if isinstance(part, str))
+    if text:
+        flags.append(f"--system-prompt={text}")
+    append = request.get("appendSystemPrompt")
+    if isinstance(append, str) and append:
+        flags.append(f"--append-system-prompt={append}")
+    agents = request.get("agents")
+    if isinstance(agents, dict) and agents:
+        flags.append(f"--agents={json.dumps(agents)}")
+    return flags
 
 
 # `initialize` fields the TUI has no way to take (its --exclude-dynamic-system-prompt-

@@ -466,5 +466,21 @@ def test_subagents_defined_at_initialize_reach_the_tui_as_agents(sandbox: Sandbo
     code, err = s.finish()
     assert code == 0, err
     argv = json.loads(log.read_text())
-    at = argv.index("--agents")
-    assert json.loads(argv[at + 1]) == agents
+    [given] = [a for a in argv if a.startswith("--agents=")]
+    assert json.loads(given[len("--agents=") :]) == agents
+
+
+@pytest.mark.parametrize(
+    ("fields", "flags"),
+    [
+        ({"systemPrompt": [""]}, []),  # the TS SDK's default: the TUI keeps its own prompt
+        ({"systemPrompt": ["You are ", "terse."]}, ["--system-prompt=You are terse."]),
+        ({"systemPrompt": "-starts with a dash"}, ["--system-prompt=-starts with a dash"]),
+        ({"appendSystemPrompt": "Also: be kind."}, ["--append-system-prompt=Also: be kind."]),
+        ({"excludeDynamicSections": True, "skills": ["x"]}, []),
+    ],
+)
+def test_the_ts_sdk_s_system_prompt_at_initialize_becomes_tui_flags(
+    fields: Dict[str, Any], flags: List[str]
+) -> None:
+    assert stream_input.initialize_flags({"subtype": "initialize", **fields}) == flags
