@@ -507,7 +507,8 @@ def test_sdk_killed_mid_turn_leaves_nothing(
         f"still there {KILL_DEADLINE:g} s after the SDK was killed: {leftovers}\n{trace()}"
     )
     assert len(harness.spawns()) == 1, harness.spawns()
-    # Stopped during its first request, 2.1.197's TUI has written no transcript yet
-    # (2.1.330 has): whatever is there must say cli.
+    # Stopped during its first request, 2.1.197's TUI may have written no transcript, or
+    # one with no record that carries an entrypoint yet (2.1.330 has the prompt's):
+    # whatever is there must say cli, never the SDK's entrypoint.
     found = {p.name: sorted(set(entrypoints(p))) for p in sandbox.transcripts()}
-    assert all(v == ["cli"] for v in found.values()), found
+    assert all(set(v) <= {"cli"} for v in found.values()), found
