@@ -55,11 +55,10 @@ from claude_print.turn import Turn, denials_with_ids
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
     from claude_print.stream import StreamConverter
-    from claude_print.stream_input import ControlChannel, Prompt
+    from claude_print.stream_input import ControlChannel, Prompt, SdkHook
     from claude_print.transcript import TranscriptTail, TurnSummary
 
 T = TypeVar("T")
-SDK_HOOK_TAG = "sdk"
 # stream-json input: the Agent SDK sends `initialize` at once and waits 60 s for the answer.
 FIRST_MESSAGE_WAIT = 60.0
 # After Esc: the screen is read for the idle TUI only after this (the frame before Esc
@@ -177,14 +176,14 @@ class Session:
         )
         # stream-json input: many turns in one TUI, prompts typed in as they arrive.
         self.channel: Optional[ControlChannel] = None
+        self.facts = contract.facts_for(release.installed_version(options.claude_binary))
         if options.input_format == "stream-json":
             from claude_print.stream_input import ControlChannel
 
             mode = options.permission_mode or (
                 "bypassPermissions" if options.skip_permissions else "default"
             )
-            facts = contract.facts_for(release.installed_version(options.claude_binary))
-            self.channel = ControlChannel(self.emitter, self.trace, facts, mode)
+            self.channel = ControlChannel(self.emitter, self.trace, self.facts, mode)
             self.channel.can_use_tool = options.permission_prompt_tool == "stdio"
         self.delivery = "editor" if self.channel else choose_delivery(options)
         if self.channel and options.prompt_via == "paste":
@@ -210,7 +209,6 @@ class Session:
         self.screens = StartupScreens(self.wants_bypass, self._screen_error, trace)
         self.turn = Turn(options.prompt, self.delivery, started)
         self.turns = 0  # results emitted
-        self._turns_started = 0
         self.model = options.model or ""  # the model in use, once known
         self.spent_usd = 0.0  # the session's cost and model usage over its results
         self.spent_models: Dict[str, Dict[str, Any]] = {}
@@ -219,7 +217,6 @@ class Session:
         self.records: List[Dict[str, Any]] = []
         self.converter: Optional[StreamConverter] = None
         self.next_tail = 0.0
-        self.facts = contract.facts_for(release.installed_version(options.claude_binary))
         self.claude_version = self.facts.version
         emitter.release = self.claude_version
         # Asking hooks waiting for our decision, with when they arrived.
@@ -317,10 +314,7 @@ class Session:
         if self.channel is not None:
             self._await_initialize()
             asking += self.channel.asking_hooks()
-            sdk_hooks = [
-                ExtraHook(hook.event, hook.matcher, f"{SDK_HOOK_TAG}:{index}", hook.timeout)
-                for index, hook in enumerate(self.channel.hooks)
-            ]
+            sdk_hooks = self.channel.relay_hooks()
         schema = self._json_schema()
         self.relay = Relay(
             extra_settings=extra,
@@ -440,12 +434,10 @@ class Session:
             )
         )
         self.turns += 1
-        self._turns_started += 1
         return EXIT_ASSISTANT_ERROR
 
     def _run_turn(self, turn: Turn) -> int:
         self.turn = turn
-        self._turns_started += 1
         if self.relay is not None:
             self.relay.new_turn()
         if turn.submitted_at is None:
@@ -453,6 +445,7 @@ class Session:
             self._pump(self._deliver_step)
         self.rendering = False
         code = self._pump(self._turn_step)
+        turn.done = True
         self.turns += 1
         return code
 
@@ -941,7 +934,7 @@ class Session:
     def _on_stdin(self, now: float) -> None:
         assert self.channel is not None
         turn = self.turn
-        busy = turn.submitted_at is not None and self.turns < self._turns_started
+        busy = turn.submitted_at is not None and not turn.done
         for message in self.channel.read():
             self.channel.take(message, now, busy=busy)
         if self.channel.interrupts and busy and turn.interrupt_at is None:
@@ -1110,8 +1103,9 @@ class Session:
         waiting: List[Tuple[HookEvent, float]] = []
         for event, arrived in self.asks:
             settling = now - arrived < ASK_SETTLE
-            if event.tag.startswith(SDK_HOOK_TAG + ":"):
-                self._ask_sdk_hook(event)
+            sdk_hook = self.channel.hook_for(event.tag) if self.channel is not None else None
+            if sdk_hook is not None:
+                self._ask_sdk_hook(event, sdk_hook)
             elif event.name == contract.HOOK_PERMISSION_REQUEST and self.channel is not None:
                 tool_use_id = self._tool_use_id(event)
                 if tool_use_id is None and settling:
@@ -1178,13 +1172,12 @@ class Session:
             answered,
         )
 
-    def _ask_sdk_hook(self, event: HookEvent) -> None:
+    def _ask_sdk_hook(self, event: HookEvent, hook: SdkHook) -> None:
         """A hook the caller registered at `initialize`: one `hook_callback` per callback
         id; the hook gets their merged outputs once all have answered."""
         from claude_print.stream_input import denies_tool, merge_hook_outputs
 
         assert self.channel is not None
-        hook = self.channel.hooks[int(event.tag.split(":", 1)[1])]
         turn = self.turn
         outputs: Dict[str, Dict[str, Any]] = {}
 

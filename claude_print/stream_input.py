@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import select
+import time
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from claude_print import contract
 from claude_print.emit import Emitter
 from claude_print.errors import ClaudePrintError
+from claude_print.relay import ExtraHook
 
 MAX_LINE = 16 * 1024 * 1024  # one message; a bigger one is an error, not a hang
 SDK_HOOK_TAG = "sdk"  # relay hooks the caller registered at `initialize`
@@ -175,7 +177,6 @@ class ControlChannel:
         self.prompts: Deque[Prompt] = deque()
         self.hooks: List[SdkHook] = []
         self.tui_flags: List[str] = []  # what `initialize` asks that the TUI takes as flags
-        self.initialized = False
         self.can_use_tool = False  # --permission-prompt-tool stdio
         self._next_id = 0
         self._waiting: Dict[str, Answer] = {}  # our requests' ids -> what to do with the answer
@@ -203,8 +204,6 @@ class ControlChannel:
     def wait_first(self, deadline: float, wake_fd: int) -> List[Dict[str, Any]]:
         """Before the spawn: block until the first message (the SDK's `initialize` says
         which hooks to relay), stdin ends, the deadline passes or a signal arrives."""
-        import time
-
         while self.reading:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -267,9 +266,7 @@ class ControlChannel:
         request_id = str(message.get("request_id", ""))
         request = message.get("request")
         subtype = request.get("subtype") if isinstance(request, dict) else None
-        assert subtype is None or isinstance(request, dict)
         if subtype == "initialize" and isinstance(request, dict):
-            self.initialized = True
             self.hooks = sdk_hooks(request)
             self.tui_flags = initialize_flags(request)
             ignored = [key for key in IGNORED_AT_INITIALIZE if request.get(key)]
@@ -356,6 +353,20 @@ class ControlChannel:
 
     def interrupt_answer(self, request_id: str) -> Dict[str, Any]:
         return success(request_id, {"still_queued": []} if self.facts.sdk_session_keys else None)
+
+    def relay_hooks(self) -> List[ExtraHook]:
+        """The caller's hooks as asking relay entries, each tagged to find it again."""
+        return [
+            ExtraHook(hook.event, hook.matcher, f"{SDK_HOOK_TAG}:{index}", hook.timeout)
+            for index, hook in enumerate(self.hooks)
+        ]
+
+    def hook_for(self, tag: str) -> Optional[SdkHook]:
+        """The caller's hook a relay event's tag names (None: one of claude-print's)."""
+        kind, _, index = tag.partition(":")
+        if kind != SDK_HOOK_TAG or not index.isdigit() or int(index) >= len(self.hooks):
+            return None
+        return self.hooks[int(index)]
 
     def asking_hooks(self) -> Tuple[str, ...]:
         return (contract.HOOK_PERMISSION_REQUEST,) if self.can_use_tool else ()

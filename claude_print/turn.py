@@ -34,6 +34,7 @@ class Turn:
         self.interrupt_at: Optional[float] = None  # an SDK `interrupt`: Esc was sent
         self.init_sent = False
         self.cleared_at: Optional[float] = None  # leftover input box text being cleared
+        self.done = False  # its result is out
 
     def records(self, session: List[Record]) -> List[Record]:
         return session[self.first_record :]
