@@ -61,9 +61,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 # stream-json input: the Agent SDK sends `initialize` at once and waits 60 s for the answer.
 FIRST_MESSAGE_WAIT = 60.0
-# After Esc: the screen is read for the idle TUI only after this (the frame before Esc
-# still says busy), and the interruption is reported after INTERRUPT_SETTLE at the latest.
-ESC_SETTLE = 0.2
+# After Esc, the interruption is reported after this at the latest.
 INTERRUPT_SETTLE = 3.0
 # `claude -p`'s error for an interrupted turn (2.1.197 and 2.1.330 alike).
 INTERRUPT_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"
@@ -963,8 +961,10 @@ class Session:
         assert turn.interrupt_at is not None and self.channel is not None
         self._poll_tail()
         stopped = any(_is_interruption(record) for record in turn.records(self.records))
-        if not stopped and now - turn.interrupt_at >= ESC_SETTLE:
-            stopped = screens.is_idle(self._lines())  # a turn dropped before any answer
+        if not stopped and self.last_output > turn.interrupt_at:
+            # A frame drawn after Esc (an older one may predate the busy footer) that shows
+            # the idle input box: the turn was dropped before any answer.
+            stopped = screens.is_idle(self._lines())
         if not stopped and now - turn.interrupt_at < INTERRUPT_SETTLE:
             return None
         self.trace("interrupted" if stopped else "no sign of the interruption; reporting it")
