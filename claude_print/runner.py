@@ -495,18 +495,17 @@ class Session:
 
     def _wait_time(self, now: float) -> float:
         wake = [self.deadline]
-        turn = self.turn
-        if turn.stop_event is not None or self.asks:
+        live = not self.turn.done  # between turns only stdin, hooks and the child wake us
+        if (live and self.turn.stop_event is not None) or self.asks:
             wake.append(now + TRANSCRIPT_POLL)
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
         if self.rendering:
             wake.append(now + 0.1)  # dialog quiet gaps, screen grace periods, startup deadline
-        elif self.tail is not None and (
-            self.converter
-            or self.options.max_turns
-            or self.structured_max is not None
-            or self.multi_turn
+        elif (
+            live
+            and self.tail is not None
+            and (self.converter or self.options.max_turns or self.structured_max is not None)
         ):
             wake.append(self.next_tail)
         else:

@@ -10,6 +10,7 @@ import select
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
@@ -484,3 +485,24 @@ def test_the_ts_sdk_s_system_prompt_at_initialize_becomes_tui_flags(
     fields: Dict[str, Any], flags: List[str]
 ) -> None:
     assert stream_input.initialize_flags({"subtype": "initialize", **fields}) == flags
+
+
+def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -> None:
+    """A finished turn's Stop and its stale transcript poll time must not wake the loop
+    (they made it spin at 100 % of a core between turns); stdin, hooks and the child do."""
+    from claude_print.cli import Options
+    from claude_print.relay import HookEvent
+    from claude_print.runner import Session
+    from claude_print.transcript import TranscriptTail
+
+    started = time.monotonic()
+    options = Options(prompt="", prompt_source="stdin", input_format="stream-json")
+    session = Session(options, Trace(False, started), Emitter("stream-json", True), started)
+    session.tail = TranscriptTail(str(tmp_path / "t.jsonl"))
+    session.rendering = False
+    session.turn.stop_event = HookEvent(contract.HOOK_STOP, {})
+    session.next_tail = started - 10  # last advanced by the finished turn
+    now = time.monotonic()
+    assert session._wait_time(now) < 0.05  # the turn is live: poll its transcript
+    session.turn.done = True
+    assert session._wait_time(now) >= 0.5  # between turns: only the child's liveness
