@@ -11,6 +11,7 @@ from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional, Seq
 
 from claude_print import __version__, contract, flags
 from claude_print.errors import ClaudePrintError
+from claude_print.ids import random_uuid
 
 MAX_PROMPT_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 3600.0
@@ -43,6 +44,8 @@ class Options(NamedTuple):
     json_schema: Optional[str] = None  # emulated with claude-print's StructuredOutput server
     input_format: str = "text"  # stream-json: prompts (and control requests) come on stdin
     permission_prompt_tool: Optional[str] = None  # "stdio": can_use_tool asks the caller
+    include_hook_events: bool = False  # stream-json: every hook run, not SessionStart's only
+    replay_user_messages: bool = False  # stream-json input: echo each user message back
 
 
 GROUP_TITLES = {
@@ -170,12 +173,7 @@ def _uuid(text: str) -> str:
 
 
 def new_session_id() -> str:
-    """A random (version 4) UUID in canonical form, without importing uuid."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return random_uuid()
 
 
 def _positive_float(text: str) -> float:
@@ -373,6 +371,8 @@ def parse_options(
         json_schema=args.json_schema,
         input_format=args.input_format or "text",
         permission_prompt_tool=args.permission_prompt_tool,
+        include_hook_events=bool(args.include_hook_events),
+        replay_user_messages=bool(args.replay_user_messages),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
@@ -383,6 +383,11 @@ def parse_options(
         raise ClaudePrintError(
             "--no-inherit-hooks and --setting-sources both choose the settings to load "
             "(--no-inherit-hooks is --setting-sources=): give one"
+        )
+    if args.replay_user_messages and not streamed:
+        raise ClaudePrintError(
+            "--replay-user-messages requires both --input-format=stream-json and "
+            "--output-format=stream-json."
         )
     if args.permission_prompt_tool is not None and not streamed:
         raise ClaudePrintError(

@@ -218,7 +218,18 @@ FLAGS: Tuple[Flag, ...] = (
         metavar="TARGET",
         since="2.1.260",
     ),
+    _emu(
+        ["--replay-user-messages"],
+        note="stream-json input: each user message is echoed back after its turn's "
+        "system/init, as claude -p does",
+    ),
     _emu(["--ax-screen-reader"], note="no effect: print mode draws no screen"),
+    _emu(
+        ["--include-hook-events"],
+        note="stream-json: hook_started/hook_response for each run of a user's hook; "
+        "--settings hooks run through claude-print's watch script (exact), settings-file "
+        "hooks are read from the transcript (only runs that printed or failed)",
+    ),
     _emu(
         ["--exclude-dynamic-system-prompt-sections"],
         note="no effect: the TUI keeps those sections in the system prompt (only prompt "
@@ -235,11 +246,6 @@ FLAGS: Tuple[Flag, ...] = (
     _ref(
         ["--include-partial-messages"],
         note="the TUI's transcript holds whole content blocks only, not streaming deltas",
-    ),
-    _ref(["--include-hook-events"], note="not yet supported by claude-print"),
-    _ref(
-        ["--replay-user-messages"],
-        note="not yet supported by claude-print: the user messages are not echoed back",
     ),
     _ref(
         ["--forward-subagent-text"],

@@ -20,10 +20,11 @@ import os
 import shlex
 import shutil
 import tempfile
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Union
 
-from claude_print import contract
+from claude_print import contract, hook_events
 from claude_print.errors import ClaudePrintError
+from claude_print.hook_events import HookRun, WatchedCommand
 
 TEMP_PREFIX = "claude-print-"
 FIFO_NAME = "relay.fifo"
@@ -223,7 +224,11 @@ class Relay:
         user_settings: Optional[Dict[str, Any]] = None,
         structured: bool = False,
         extra_hooks: Sequence[ExtraHook] = (),
+        watch_hooks: bool = False,
+        watched_events: Optional[FrozenSet[str]] = None,
     ) -> None:
+        """With `watch_hooks`, the command hooks of `user_settings` for `watched_events`
+        (None: all) run through the watch script, which reports each run (`HookRun`)."""
         where = tmp_root or temp_root()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=where)
@@ -235,6 +240,7 @@ class Relay:
         self._keeper_fd = -1
         self._buffer = b""
         self._unanswered: List[str] = []
+        self.watched: List[WatchedCommand] = []
         try:
             self.script_path = os.path.join(self.dir, SCRIPT_NAME)
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
@@ -243,6 +249,15 @@ class Relay:
             settings = hook_settings(
                 self.script_path, extra_settings, max_turns, asking, structured, extra_hooks
             )
+            if user_settings and watch_hooks:
+                watch_path = os.path.join(self.dir, hook_events.WATCH_SCRIPT_NAME)
+                user_settings, self.watched = hook_events.watch_settings(
+                    user_settings, watch_path, watched_events
+                )
+                _write_private(watch_path, hook_events.watch_script(self.dir, FIFO_NAME))
+                for index, watched in enumerate(self.watched):
+                    name = hook_events.COMMAND_FILE.format(index)
+                    _write_private(os.path.join(self.dir, name), watched.command)
             if user_settings:
                 settings = merge_settings(user_settings, settings)
             _write_private(self.settings_path, json.dumps(settings))
@@ -308,8 +323,8 @@ class Relay:
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(self.dir, PROMPT_NAME))
 
-    def read_events(self) -> List[HookEvent]:
-        """Events whose lines have arrived; never blocks."""
+    def read_events(self) -> List[Union[HookEvent, HookRun]]:
+        """Events (and watched hook runs) whose lines have arrived; never blocks."""
         while True:
             try:
                 chunk = os.read(self.read_fd, 65536)
@@ -321,8 +336,12 @@ class Relay:
         *lines, self._buffer = self._buffer.split(b"\n")
         return [self._load(line.decode("utf-8", "replace")) for line in lines if line.strip()]
 
-    def _load(self, line: str) -> HookEvent:
-        name, file_name, *flags = line.split(" ")
+    def _load(self, line: str) -> Union[HookEvent, HookRun]:
+        words = line.split(" ")
+        run = hook_events.read_run(self.dir, words)
+        if run is not None:
+            return run
+        name, file_name, *flags = words
         path = os.path.join(self.dir, os.path.basename(file_name))
         reply = None
         tag = flags[1] if len(flags) > 1 else ""

@@ -34,7 +34,7 @@ from typing import (
     TypeVar,
 )
 
-from claude_print import contract, flags, leftovers, permissions, release, screens
+from claude_print import contract, flags, hook_events, leftovers, permissions, release, screens
 from claude_print.boot import READY, StartupScreens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.emit import Emitter, Finish, Trace, report_failure
@@ -45,6 +45,7 @@ from claude_print.errors import (
     EXIT_TIMEOUT,
     ClaudePrintError,
 )
+from claude_print.hook_events import HookRun, HookWatch
 from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
 from claude_print.relay import ExtraHook, HookEvent, Relay
@@ -220,6 +221,10 @@ class Session:
         # Asking hooks waiting for our decision, with when they arrived.
         self.asks: List[Tuple[HookEvent, float]] = []
         self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
+        # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
+        self.reports_hooks = options.output_format == "stream-json"
+        self.reported_hooks = hook_events.reported_events(options.include_hook_events)
+        self.hook_watch = HookWatch([])
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -321,7 +326,10 @@ class Session:
             user_settings=self.options.user_settings,
             structured=schema is not None,
             extra_hooks=sdk_hooks,
+            watch_hooks=self.reports_hooks,
+            watched_events=self.reported_hooks,
         )
+        self.hook_watch = HookWatch(self.relay.watched)
         own: List[str] = []
         if self.channel is not None:
             # Set at `initialize` (subagents, the TypeScript SDK's system prompt).
@@ -375,7 +383,9 @@ class Session:
 
         self.tail = TranscriptTail(path)
         if self.emitter.streams_events and self.session_id:
-            self.converter = StreamConverter(self.session_id)
+            self.converter = StreamConverter(
+                self.session_id, hook_runs=self._hook_runs_of if self.reports_hooks else None
+            )
 
     def _emit_init(self, model: str = "") -> None:
         """stream-json's first line of a turn, once the first record tells the model."""
@@ -400,6 +410,14 @@ class Session:
                 memory_paths={"auto": memory} if memory else None,
             )
         )
+        if self.turn.replay is not None:
+            from claude_print.stream_input import replay_event
+            from claude_print.transcript import is_human_prompt
+
+            prompts = [r for r in self.turn.records(self.records) if is_human_prompt(r)]
+            self.emitter.event(
+                replay_event(self.turn.replay, self.session_id, prompts[0] if prompts else None)
+            )
 
     # --- the phases ---------------------------------------------------------
 
@@ -414,6 +432,8 @@ class Session:
             if prompt.text is None:  # stdin ended: so does the session
                 return code
             turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.records))
+            if self.options.replay_user_messages:
+                turn.replay = prompt.message
             code = self._refuse_turn(turn, prompt.error) if prompt.error else self._run_turn(turn)
 
     def _refuse_turn(self, turn: Turn, message: str) -> int:
@@ -474,7 +494,10 @@ class Session:
                 del self.outbox[: child.write_some(bytes(self.outbox[: contract.PASTE_CHUNK]))]
             if relay.read_fd in ready_r:
                 for event in relay.read_events():
-                    self._on_hook(event, now)
+                    if isinstance(event, HookRun):
+                        self._on_hook_run(event, now)
+                    else:
+                        self._on_hook(event, now)
             if self.channel is not None:
                 if self.channel.fd in ready_r:
                     self._on_stdin(now)
@@ -638,6 +661,8 @@ class Session:
         if turn.stop_event is not None:
             assert self.child is not None
             gone = self.child.eof or self.child.returncode() is not None
+            if self.hook_watch.running(now) and not gone:
+                return None  # claude -p reports the user's Stop hooks before the result
             return self._try_finish(force=gone or now >= turn.settle_until)
         if turn.interrupt_at is not None:
             code = self._interrupted_turn(now)
@@ -807,6 +832,7 @@ class Session:
             self._emit_stream(self.converter.flush())
         if self.emitter.streams_events:
             self._emit_init()
+        self._release_hooks(turn_over=True)
 
     def _structured_end(self, summary: TurnSummary) -> Optional[int]:
         """--json-schema: the turn is over once the server accepted a call (success) or
@@ -1094,6 +1120,23 @@ class Session:
             turn.stop_event = event
             turn.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
 
+    def _hook_runs_of(self, record: Dict[str, Any]) -> List[Dict[str, Any]]:
+        """Runs of hooks from settings files, from the transcript (not ours to watch)."""
+        own = self.relay.dir if self.relay is not None else ""
+        return hook_events.from_attachment(record, self.reported_hooks, own, self.session_id or "")
+
+    def _on_hook_run(self, run: HookRun, now: float) -> None:
+        """A watched hook of the user's started or ended: its stream-json event, after
+        what the transcript already holds (the tool call a PreToolUse hook is about)."""
+        self.trace(f"user hook {run.phase}: {run.payload.get('hook_event_name')}")
+        self._poll_tail()
+        self.hook_watch.take(run, now, self.session_id or "")
+        self._release_hooks()
+
+    def _release_hooks(self, turn_over: bool = False) -> None:
+        for event in self.hook_watch.release(self._tool_names, turn_over):
+            self.emitter.event(event)
+
     def _serve_asks(self, now: float) -> None:
         """Answer the asking hooks whose decision is ready. The caller's own hooks and
         permission questions (stream-json input) go to it and are answered on its reply."""
@@ -1233,6 +1276,9 @@ class Session:
 
     def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
         for event in events:
+            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE):
+                self.emitter.event(event)  # claude -p reports hooks before system/init
+                continue
             if event.get("type") == "assistant":
                 model = str(event.get("message", {}).get("model", ""))
                 if model and not model.startswith("<"):  # not "<synthetic>" (an API error)
@@ -1244,6 +1290,8 @@ class Session:
                 for tool_use_id in _denied_tool_use_ids(event):
                     self.emitter.event(self._permission_denied(tool_use_id))
             self.emitter.event(event)
+            if event.get("type") == "assistant":
+                self._release_hooks()  # the user's hooks for the tools it calls
 
     def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
         """stream-json's note on a denied tool (2.1.238 on), before its tool result."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 import uuid as uuidlib
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from claude_print.output import api_error_type
 from claude_print.transcript import Record, is_human_prompt
@@ -107,8 +107,17 @@ class StreamConverter:
     as `known_uuids` so the earlier turns are not replayed.
     """
 
-    def __init__(self, session_id: str, *, known_uuids: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        known_uuids: Iterable[str] = (),
+        hook_runs: Optional[Callable[[Record], List[Dict[str, Any]]]] = None,
+    ) -> None:
+        """`hook_runs` turns a record of a hook run into its events (hook_events), also
+        before the prompt: SessionStart hooks run first."""
         self.session_id = session_id
+        self._hook_runs = hook_runs
         self._seen: Set[str] = set(known_uuids)
         self._held: Dict[str, List[Tuple[Tuple[str, int], Record]]] = {}
         self._held_uuids: Set[str] = set()
@@ -159,6 +168,8 @@ class StreamConverter:
         return events
 
     def _convert(self, record: Record) -> List[Dict[str, Any]]:
+        if self._hook_runs is not None and record.get("type") == "attachment":
+            return self._hook_runs(record)
         if is_human_prompt(record):
             self._in_turn = True  # claude -p does not echo the prompt
             return []

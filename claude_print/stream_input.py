@@ -19,6 +19,7 @@ from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Seque
 from claude_print import contract
 from claude_print.emit import Emitter
 from claude_print.errors import ClaudePrintError
+from claude_print.ids import random_uuid
 from claude_print.relay import ExtraHook
 
 MAX_LINE = 16 * 1024 * 1024  # one message; a bigger one is an error, not a hang
@@ -33,6 +34,7 @@ class Prompt(NamedTuple):
     text: Optional[str]
     arrived: float
     error: str = ""  # a message the TUI cannot take (images, ...): its turn fails with this
+    message: Optional[Dict[str, Any]] = None  # as it came (--replay-user-messages)
 
 
 class SdkHook(NamedTuple):
@@ -250,7 +252,7 @@ class ControlChannel:
         kind = message.get("type")
         if kind == "user":
             text, problem = user_text(message)
-            self.prompts.append(Prompt(text, now, problem))
+            self.prompts.append(Prompt(text, now, problem, message))
         elif kind == "control_request":
             self._on_request(message, busy)
         elif kind == "control_response":
@@ -421,3 +423,27 @@ UNSUPPORTED_WHY = {
     "get_context_usage": "the TUI does not report its context usage to claude-print",
     "stop_task": "the TUI's background tasks cannot be driven from outside",
 }
+
+
+def replay_event(
+    message: Dict[str, Any], session_id: str, record: Optional[Dict[str, Any]]
+) -> Dict[str, Any]:
+    """--replay-user-messages: the caller's `user` message echoed back after the turn's
+    `system/init` (measured, 2.1.197 and 2.1.330), with the uuid and time of the
+    transcript's record of it (`record`), or the message's own uuid."""
+    record = record or {}
+    given = message.get("uuid")
+    return {
+        "type": "user",
+        "message": message.get("message"),
+        "session_id": session_id,
+        "parent_tool_use_id": None,
+        "uuid": given if isinstance(given, str) else record.get("uuid") or random_uuid(),
+        "timestamp": record.get("timestamp") or _now_iso(),
+        "isReplay": True,
+    }
+
+
+def _now_iso() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"

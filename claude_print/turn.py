@@ -35,6 +35,7 @@ class Turn:
         self.init_sent = False
         self.cleared_at: Optional[float] = None  # leftover input box text being cleared
         self.done = False  # its result is out
+        self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
 
     def records(self, session: List[Record]) -> List[Record]:
         return session[self.first_record :]

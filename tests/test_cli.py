@@ -378,6 +378,10 @@ STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "
             "only stdio is supported",
         ),
         (["--permission-prompt-tool", "stdio", "hi"], "needs --input-format stream-json"),
+        (
+            ["--replay-user-messages", "--output-format", "stream-json", "hi"],
+            "requires both --input-format=stream-json and --output-format=stream-json",
+        ),
         (["--no-inherit-hooks", "--setting-sources", "user", "hi"], "give one"),
         (["--settings", "/nonexistent/settings.json", "hi"], "Settings file not found"),
         (["--settings", "[1, 2]", "hi"], "must be a JSON object"),

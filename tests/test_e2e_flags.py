@@ -199,3 +199,51 @@ def test_forwarded_name_and_debug_file_do_what_they_do_in_claude_p(
         )
         outcomes.append((titled, log.stat().st_size > 0))
     assert outcomes == [(True, True), (True, True)]
+
+
+@pytest.mark.parametrize("uuid_given", [False, True], ids=["fresh", "caller-uuid"])
+def test_replay_user_messages_like_claude_p(
+    real_claude: str, sandbox: Sandbox, uuid_given: bool
+) -> None:
+    """--replay-user-messages echoes each stream-json user message after its turn's init."""
+    messages = [
+        {"type": "user", "message": {"role": "user", "content": "first turn"}},
+        {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "text", "text": "second turn"}]},
+            "parent_tool_use_id": None,
+            "session_id": "",
+        },
+    ]
+    if uuid_given:
+        messages[0]["uuid"] = "11111111-2222-4333-8444-555555555555"
+    stdin = "".join(json.dumps(m) + "\n" for m in messages).encode()
+    args = ["--output-format", "stream-json", "--input-format", "stream-json"]
+    ours = run_claude_print(
+        sandbox, [*args, "--replay-user-messages"], binary=real_claude, stdin=stdin
+    )
+    theirs = run_claude_p(
+        sandbox, real_claude, [*args, "--verbose", "--replay-user-messages"], stdin=stdin
+    )
+    assert_exit(ours, 0)
+    assert_exit(theirs, 0)
+    views = []
+    for proc in (ours, theirs):
+        events = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+        events = [e for e in events if e["type"] in ("system", "user", "assistant", "result")]
+        replays = [e for e in events if e.get("isReplay")]
+        assert [list(e) for e in replays] == [
+            ["type", "message", "session_id", "parent_tool_use_id", "uuid", "timestamp", "isReplay"]
+        ] * 2
+        assert {e["session_id"] for e in replays} == {events[-1]["session_id"]}
+        if uuid_given:
+            assert replays[0]["uuid"] == messages[0]["uuid"]
+        views.append(
+            [
+                (e["type"], e.get("subtype"), e["message"] if e.get("isReplay") else None)
+                for e in events
+            ]
+        )
+    assert views[0] == views[1]
+    assert views[0][1] == ("user", None, messages[0]["message"]), "right after init"
+    assert_clean(sandbox)
