@@ -28,13 +28,14 @@ class StartupScreens:
         self.trace = trace
         self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
         self.unknown_since: Optional[float] = None
+        self.caret_missing_since: Optional[float] = None
 
     def step(
         self, lines: List[str], now: float, last_output: float, quiet_since: float
     ) -> Optional[Union[bytes, str]]:
         """READY once the input box is up, a key to send, or None to wait."""
         state = screens.classify(lines)
-        if state.kind in ("trust", "bypass"):
+        if state.kind in contract.ANSWERED_SCREENS:
             self.unknown_since = None
             if now - quiet_since < contract.QUIET_BEFORE_DIALOG_KEYS:
                 return None  # the dialog may still be mounting: a key now can be lost
@@ -50,15 +51,18 @@ class StartupScreens:
         return None
 
     def _answer(self, state: screens.ScreenState, lines: List[str], now: float) -> Optional[bytes]:
-        if state.kind == "bypass":
-            if not self.wants_bypass:
-                raise self.fail(
-                    "Claude Code asks to accept bypass-permissions mode (not asked for)", lines
-                )
-            label = contract.BYPASS_ACCEPT
-        else:
-            label = contract.TRUST_ACCEPT
+        if state.kind == "bypass" and not self.wants_bypass:
+            raise self.fail(
+                "Claude Code asks to accept bypass-permissions mode (not asked for)", lines
+            )
+        label = contract.ANSWERED_SCREENS[state.kind]
         key = screens.next_key(state, label)
+        if key is None and state.selected is None and label in " ".join(lines):
+            # Its caret is not drawn yet (seen on 2.1.330's --add-dir dialog): wait for it.
+            self.caret_missing_since = self.caret_missing_since or now
+            if now - self.caret_missing_since < UNKNOWN_SCREEN_GRACE:
+                return None
+        self.caret_missing_since = None
         if key is None:
             raise self.fail(f"cannot find {label!r} on the {state.kind} screen", lines)
         # The same key again only when the screen did not react to it: an arrow that

@@ -118,6 +118,9 @@ CARET = "\u276f"  # marks the highlighted choice and the input box
 # Screen name -> phrases that must all appear in the rendered text.
 SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
     "trust": ("Is this a project you created or one you trust?",),
+    # --add-dir with a directory not yet trusted (seen on 2.1.330; 2.1.197 and 2.1.270
+    # add it without asking, as `claude -p` does on every release).
+    "add_dir_trust": ("Adding a new directory:", "Yes, add it"),
     "api_key": ("Detected a custom API key", "Do you want to use this API key?"),
     "bypass": ("Bypass Permissions mode",),
     "onboarding": ("Welcome to Claude Code",),
@@ -131,7 +134,14 @@ SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
 # Choice to pick on screens that claude-print answers, matched against the
 # text after the caret / list number.
 TRUST_ACCEPT = "Yes, I trust this folder"
+ADD_DIR_ACCEPT = "Yes, add it"
 BYPASS_ACCEPT = "Yes, I accept"
+# The screens claude-print answers, and the choice it picks (bypass: only when asked for).
+ANSWERED_SCREENS: Dict[str, str] = {
+    "trust": TRUST_ACCEPT,
+    "add_dir_trust": ADD_DIR_ACCEPT,
+    "bypass": BYPASS_ACCEPT,
+}
 # The ready REPL: an input line starting with the caret, between two rules, and one
 # of these footers ("? for shortcuts" in the default permission mode only; other
 # modes show e.g. "bypass permissions on (shift+tab to cycle)").

@@ -139,6 +139,9 @@ def user_texts(body: Dict[str, Any]) -> List[str]:
     return out
 
 
+REQUEST_PARAMS = ("thinking", "output_config", "max_tokens", "context_management", "temperature")
+
+
 def system_text(body: Dict[str, Any]) -> str:
     """The system prompt, its text blocks joined by newlines."""
     system = body.get("system")
@@ -473,6 +476,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "messages": len(body.get("messages") or []),
                 "user_texts": user_texts(body),
                 "tool_text": json.dumps(body.get("tools") or []),
+                # Request parameters that flags such as --effort and --thinking set.
+                "params": {k: body[k] for k in REQUEST_PARAMS if k in body},
             }
         )
         if quota:

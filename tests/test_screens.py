@@ -377,3 +377,42 @@ def test_no_input_box_on_a_menu_or_without_rules() -> None:
     assert screens.input_box_text(capture("trust.bin")) is None
     lines = capture("ready.bin")
     assert screens.input_box_text([line if line != RULE else "" for line in lines]) is None
+
+
+# 2.1.330's dialog for --add-dir with a directory it has not seen (2.1.197 and 2.1.270
+# add it without asking, as claude -p does).
+ADD_DIR_DIALOG = [
+    "\u2500" * 90,
+    " Adding a new directory:",
+    " /tmp/sb/extra",
+    " This session hasn't worked here before. Is this a directory you created or one you trust?",
+    " Security guide",
+    f" {CARET} No, exit",
+    "   Yes, add it",
+    " Enter to confirm \u00b7 Esc to cancel",
+]
+
+
+def test_add_dir_dialog_is_answered_yes() -> None:
+    from claude_print.boot import StartupScreens
+    from claude_print.errors import ClaudePrintError
+
+    def fail(what: str, lines: List[str]) -> ClaudePrintError:
+        return ClaudePrintError(what)
+
+    boot = StartupScreens(False, fail, lambda _: None)
+    assert classify(ADD_DIR_DIALOG).kind == "add_dir_trust"
+    assert boot.step(ADD_DIR_DIALOG, 10.0, 9.0, 9.0) == contract.KEY_DOWN
+    moved = [
+        line.replace(f"{CARET} No", "  No").replace("  Yes", f"{CARET} Yes")
+        for line in ADD_DIR_DIALOG
+    ]
+    assert boot.step(moved, 11.0, 10.0, 10.0) == contract.KEY_ENTER
+    # Drawn before its caret (seen on 2.1.330): no key and no error until the caret shows.
+    fresh = StartupScreens(False, fail, lambda _: None)
+    no_caret = [line.replace(CARET, " ") for line in ADD_DIR_DIALOG]
+    assert fresh.step(no_caret, 10.0, 9.0, 9.0) is None
+    assert fresh.step(ADD_DIR_DIALOG, 10.5, 10.4, 9.0) == contract.KEY_DOWN
+    with pytest.raises(ClaudePrintError, match="cannot find 'Yes, add it'"):
+        for now in (20.0, 25.0):
+            fresh.step(no_caret, now, 19.0, 19.0)
