@@ -130,6 +130,10 @@ SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
     # 2.1.321 on: the safety classifier cannot run against this API endpoint.
     "auto_mode_billing": ("changing auto mode to no longer charge for classifier requests",),
     "auto_mode_unavailable": ("Auto mode can't check actions in this session",),
+    # A tool's permission dialog mid-turn. Normally the PermissionRequest hook decides
+    # first and it never shows; 2.1.330 shows it without the hook in plan mode when the
+    # auto-mode classifier cannot run (a custom ANTHROPIC_BASE_URL).
+    "permission_dialog": ("Do you want to proceed?",),
 }
 # Choice to pick on screens that claude-print answers, matched against the
 # text after the caret / list number.

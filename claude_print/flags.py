@@ -150,7 +150,6 @@ FLAGS: Tuple[Flag, ...] = (
     _fwd(["--thinking"], ONE, "the request's thinking mode", metavar="MODE"),
     _fwd(["--max-thinking-tokens"], ONE, "thinking budget", metavar="TOKENS"),
     _fwd(["--thinking-display"], ONE, "how thinking is shown", metavar="DISPLAY"),
-    _fwd(["--task-budget"], ONE, "token budget for the task", metavar="TOKENS"),
     # --- emulated: print mode only, done by claude-print ----------------------------
     _emu(
         ["--max-turns"],
@@ -242,6 +241,13 @@ FLAGS: Tuple[Flag, ...] = (
         "the TUI ignores it (measured: it retried the busy model 10 times and never fell "
         "back); run without it, or retry with another --model",
         metavar="MODEL",
+    ),
+    _ref(
+        ["--task-budget"],
+        ONE,
+        "the TUI ignores it (measured on 2.1.197 and 2.1.330: its requests carry no "
+        "task_budget, claude -p's do); leave it out",
+        metavar="TOKENS",
     ),
     _ref(
         ["--include-partial-messages"],

@@ -85,6 +85,7 @@ MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a h
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
 TAIL_INTERVAL = 0.05
+STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialog no hook answers
 TEARDOWN_GRACE = 2.0
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
 # ~4 s with 20 at once, measured): how long the result waits for it.
@@ -673,6 +674,7 @@ class Session:
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
         self._check_prompt_arrived(now)
+        self._check_stuck_dialog(now)
         summary = self._summary()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
@@ -690,6 +692,18 @@ class Session:
                     self._lines(),
                 )
         return None
+
+    def _check_stuck_dialog(self, now: float) -> None:
+        """A dialog that no hook answers would hold the turn until the timeout: once the
+        TUI has been quiet a while (and none of our hooks is waiting), read the screen."""
+        quiet = self.last_output
+        if self.asks or now - quiet < STUCK_DIALOG_QUIET or self.turn.dialog_checked == quiet:
+            return
+        self.turn.dialog_checked = quiet
+        lines = self._lines()
+        state = screens.classify(lines)
+        if state.kind in screens.BLOCKING_ADVICE and state.selected is not None:
+            raise self._screen_error(screens.BLOCKING_ADVICE[state.kind], lines)
 
     def _summary(self) -> TurnSummary:
         return self.turn.summary(self.records, self.session_id or "")

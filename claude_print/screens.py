@@ -43,6 +43,11 @@ BLOCKING_ADVICE = {
         "Claude Code's auto mode cannot check tool calls in this session (its safety "
         "classifier is unavailable for this API endpoint): choose another --permission-mode"
     ),
+    "permission_dialog": (
+        "Claude Code asks for permission to run a tool on screen, where no hook can answer "
+        "(claude -p would deny it): allow the tool with --allowedTools, or choose another "
+        "--permission-mode"
+    ),
 }
 
 

@@ -36,6 +36,7 @@ class Turn:
         self.cleared_at: Optional[float] = None  # leftover input box text being cleared
         self.done = False  # its result is out
         self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
+        self.dialog_checked = 0.0  # the quiet spell whose screen was last read for a dialog
 
     def records(self, session: List[Record]) -> List[Record]:
         return session[self.first_record :]

@@ -251,13 +251,14 @@ def request_kind(body: Dict[str, Any]) -> str:
 
 def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     """Decide the answer: ("error", status) | ("tool", (name, command)) |
-    ("tool_json", (name, raw input JSON)) | ("text", text) | ("blocks", [...])."""
+    ("tool_json", (name, raw input JSON)) | ("text", text) | ("blocks", [...]).
+    `[[tooljson:Name:{...}]]` calls any tool with that input."""
     prompt = last_user_text(body)
     source = first_user_prompt_with_directive(body) if has_tool_result(body) else prompt
     structured = plan_structured(body, source)
     if structured is not None:
         return structured
-    if has_tool_result(body) and ("[[tool:" in source or "[[texttool:" in source):
+    if has_tool_result(body) and any(f"[[{d}:" in source for d in ("tool", "texttool", "tooljson")):
         return ("text", "Tool turn done.")
     directives = dict(_DIRECTIVE.findall(prompt))
     if "error" in directives:
@@ -269,6 +270,9 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     if "tool" in directives and not has_tool_result(body):
         name, _, command = directives["tool"].partition(":")
         return ("tool", (name, command))
+    if "tooljson" in directives and not has_tool_result(body):
+        name, _, raw = directives["tooljson"].partition(":")
+        return ("tool_json", (name, raw))
     if "texttool" in directives and not has_tool_result(body):
         text, _, tool = directives["texttool"].partition("|")
         name, _, command = tool.partition(":")

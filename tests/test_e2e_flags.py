@@ -206,7 +206,7 @@ def test_replay_user_messages_like_claude_p(
     real_claude: str, sandbox: Sandbox, uuid_given: bool
 ) -> None:
     """--replay-user-messages echoes each stream-json user message after its turn's init."""
-    messages = [
+    messages: List[Dict[str, Any]] = [
         {"type": "user", "message": {"role": "user", "content": "first turn"}},
         {
             "type": "user",

@@ -1,0 +1,310 @@
+"""End to end: each forwarded flag does in the TUI what it does in `claude -p`.
+
+Every case runs claude-print and `claude -p` with the same flag on the same fake API
+and compares the exit code, the result's subtype and one *effect* of the flag, read the
+same way from both runs: a request parameter, a tool that runs or is denied, a subagent's
+system prompt, a slash command's text, a hook that does or does not fire. Flags with no
+effect that this sandbox can show (no Chrome, no remote control) must at least leave the
+request and the result as `claude -p`'s. (`test_e2e_flags.py` has the request-body cases
+for --system-prompt, --tools, --model, --betas, --name and --debug-file.)
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Dict, List, NamedTuple, Tuple
+
+import pytest
+from conftest import Sandbox, run_claude_p, run_claude_print
+from fake_api import FakeApiServer
+from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
+from test_e2e_real import assert_clean, assert_exit, assert_interactive
+
+from claude_print import flags, release
+
+pytestmark = pytest.mark.e2e
+
+
+class Run(NamedTuple):
+    who: str  # "ours" or "theirs"
+    marker: str  # in the prompt of this run's first request
+    out: Dict[str, Any]  # the json result
+    requests: List[Dict[str, Any]]  # every request of the run (side requests aside)
+    sandbox: Sandbox
+    fake_api: FakeApiServer
+    words: List[str]  # the flag words it ran with
+
+
+Effect = Callable[[Run], Any]
+
+
+class Case(NamedTuple):
+    flag: str
+    words: Callable[[Path], List[str]]  # the flag words, given a scratch dir
+    prompt: str  # "{marker}" is replaced by the run's marker
+    effect: Effect
+    expected: Any = None  # what the effect must be (None: only the same as claude -p's)
+
+
+def param(*path: str) -> Effect:
+    def read(run: Run) -> Any:
+        value: Any = run.requests[0]["params"]
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value
+
+    return read
+
+
+def in_system(text: str) -> Effect:
+    return lambda run: text in run.requests[0]["system"]
+
+
+def denied(run: Run) -> List[str]:
+    return [d["tool_name"] for d in run.out.get("permission_denials", [])]
+
+
+def request_text(text: str) -> Effect:
+    """Some request of the run carries `text` (system prompt or a user message)."""
+    return lambda run: any(
+        text in r["system"] or any(text in t for t in r["user_texts"]) for r in run.requests
+    )
+
+
+def subagent_system(text: str) -> Effect:
+    """A subagent's request (its prompt has no marker) had `text` in its system prompt."""
+
+    def read(run: Run) -> bool:
+        prompt = f"zebra task {run.who}"
+        return any(text in r["system"] for r in run.fake_api.requests if r["prompt"] == prompt)
+
+    return read
+
+
+def same_request(run: Run) -> Any:
+    """What a flag without a visible effect must leave as claude -p's."""
+    first = run.requests[0]
+    return (
+        sorted(set(first["tools"]) - TUI_ONLY_TOOLS),
+        first["model"],
+        param("output_config")(run),
+        param("thinking", "type")(run),
+        run.out["result"].startswith("ACK"),
+    )
+
+
+def marks(name: str) -> Effect:
+    return lambda run: sorted(p.name for p in run.sandbox.tmp.glob(f"{name}-*"))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _plugin(root: Path) -> List[str]:
+    plugin = root / "zebra-plugin"
+    _write(
+        plugin / ".claude-plugin" / "plugin.json", json.dumps({"name": "zebra", "version": "1.0.0"})
+    )
+    _write(
+        plugin / "commands" / "stripes.md", "---\ndescription: stripes\n---\nCount the stripes QX7."
+    )
+    return ["--plugin-dir", str(plugin)]
+
+
+AGENTS = json.dumps({"zebra-agent": {"description": "Zebra things", "prompt": "You are zebra Z9."}})
+SUBAGENT = (
+    '[[tooljson:Task:{"subagent_type": "zebra-agent", "description": "zebra", '
+    '"prompt": "zebra task {who}"}]]'
+)
+
+CASES = [
+    Case(
+        "--effort",
+        lambda d: ["--effort", "low"],
+        "{marker}",
+        param("output_config", "effort"),
+        "low",
+    ),
+    Case(
+        "--thinking",
+        lambda d: ["--thinking", "disabled"],
+        "{marker}",
+        param("thinking", "type"),  # 2.1.197: disabled in both; 2.1.330: adaptive in both
+    ),
+    Case(
+        "--thinking-display",
+        lambda d: ["--thinking-display", "summarized"],
+        "{marker}",
+        param("thinking", "display"),
+        "summarized",
+    ),
+    Case(
+        "--system-prompt-file",
+        lambda d: ["--system-prompt-file", str(_write(d / "sp.txt", "You are a file pirate."))],
+        "{marker}",
+        in_system("You are a file pirate."),
+        True,
+    ),
+    Case(
+        "--append-system-prompt-file",
+        lambda d: ["--append-system-prompt-file", str(_write(d / "asp.txt", "End with FILE-ARR."))],
+        "{marker}",
+        in_system("End with FILE-ARR."),
+        True,
+    ),
+    Case(
+        "--add-dir",
+        lambda d: ["--add-dir", str(_write(d / "extra" / "note.txt", "hi").parent)],
+        '{marker} [[tooljson:Read:{"file_path": "EXTRA/note.txt"}]]',
+        denied,
+        [],  # the Read outside the project is allowed (without the flag it is denied)
+    ),
+    Case(
+        "--permission-mode",
+        lambda d: ["--permission-mode", "acceptEdits"],
+        '{marker} [[tooljson:Write:{"file_path": "PROJECT/{who}-written.txt", "content": "x"}]]',
+        denied,
+        [],  # without the flag the Write is denied
+    ),
+    Case(
+        "--agents",
+        lambda d: ["--agents", AGENTS],
+        "{marker} " + SUBAGENT,
+        subagent_system("You are zebra Z9."),
+        True,
+    ),
+    Case(
+        "--agent",
+        lambda d: ["--agents", AGENTS, "--agent", "zebra-agent"],
+        "{marker}",
+        request_text("You are zebra Z9."),
+        True,
+    ),
+    Case(
+        "--plugin-dir",
+        _plugin,
+        "/zebra:stripes {marker}",
+        request_text("Count the stripes QX7."),
+        True,
+    ),
+    Case(
+        "--restricted",
+        lambda d: ["--restricted"],
+        "{marker}",
+        lambda run: sorted(set(run.requests[0]["tools"]) - TUI_ONLY_TOOLS),
+    ),
+    Case(
+        "--setting-sources",
+        lambda d: ["--setting-sources", "user"],
+        "{marker}",
+        marks("project-hook"),
+        [],  # the project's hook (written by the fixture) is not loaded
+    ),
+    Case(
+        "--session-id",
+        lambda d: ["--session-id", str(uuid.uuid4())],
+        "{marker}",
+        lambda run: run.out["session_id"] == run.words[1],
+        True,
+    ),
+    Case(
+        "--debug",
+        lambda d: ["--debug", "api"],
+        "{marker}",
+        lambda run: len(list((run.sandbox.home / ".claude" / "debug").glob("*.txt"))) > 0,
+        True,
+    ),
+    # No effect this sandbox can show: the request and the result stay claude -p's.
+    Case("--brief", lambda d: ["--brief"], "{marker}", same_request),
+    Case("--chrome", lambda d: ["--chrome"], "{marker}", same_request),
+    Case("--no-chrome", lambda d: ["--no-chrome"], "{marker}", same_request),
+    Case(
+        "--max-thinking-tokens",
+        lambda d: ["--max-thinking-tokens", "2048"],
+        "{marker}",
+        same_request,
+    ),
+    Case("--autocompact", lambda d: ["--autocompact", "200000"], "{marker}", same_request),
+    Case(
+        "--remote-control-session-name-prefix",
+        lambda d: ["--remote-control-session-name-prefix", "zz"],
+        "{marker}",
+        same_request,
+    ),
+]
+
+
+def run_case(
+    sandbox: Sandbox, fake_api: FakeApiServer, binary: str, case: Case, who: str
+) -> Tuple[Run, Any]:
+    scratch = sandbox.tmp / "case"
+    scratch.mkdir(exist_ok=True)
+    words = case.words(scratch)
+    marker = f"{who} case {case.flag}"
+    prompt = (
+        case.prompt.replace("{marker}", marker)
+        .replace("{who}", who)
+        .replace("EXTRA", str(scratch / "extra"))
+        .replace("TMP", str(sandbox.tmp))
+        .replace("PROJECT", str(sandbox.project))
+    )
+    args = ["--output-format", "json", *words, "--", prompt]
+    if who == "ours":
+        proc = run_claude_print(sandbox, args, binary=binary)
+    else:
+        proc = run_claude_p(sandbox, binary, args)
+    assert_exit(proc, 0)
+    out = json.loads(proc.stdout)
+    run = Run(who, marker, out, requests_of(fake_api, marker) or [{}], sandbox, fake_api, words)
+    effect = case.effect(run)  # now: the next run may change what it reads (hook marks)
+    for mark in sandbox.tmp.glob("project-hook-*"):
+        mark.unlink()
+    return run, effect
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.flag.lstrip("-") for c in CASES])
+def test_forwarded_flag_does_what_it_does_in_claude_p(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, case: Case
+) -> None:
+    version = release.installed_version(real_claude)
+    if flags.too_new([case.flag], version):
+        pytest.skip(f"{case.flag} is newer than Claude Code {version} (refused: test_flags.py)")
+    hook = {"type": "command", "command": f"touch {sandbox.tmp}/project-hook-$$"}
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}
+    _write(sandbox.project / ".claude" / "settings.json", json.dumps(settings))
+    ours, ours_effect = run_case(sandbox, fake_api, real_claude, case, "ours")
+    theirs, theirs_effect = run_case(sandbox, fake_api, real_claude, case, "theirs")
+    assert ours.out["subtype"] == theirs.out["subtype"] == "success"
+    effects = [ours_effect, theirs_effect]
+    assert effects[0] == effects[1], f"{case.flag}: ours {effects[0]!r}, claude -p {effects[1]!r}"
+    if case.expected is not None:
+        assert effects[1] == case.expected, "claude -p itself did not show the effect"
+    assert_interactive(sandbox, ours.out["session_id"])
+    assert_clean(sandbox)
+
+
+def test_a_permission_dialog_no_hook_answers_fails_fast(real_claude: str, sandbox: Sandbox) -> None:
+    """Plan mode behind a custom API endpoint: 2.1.330 asks on screen, past the
+    PermissionRequest hook, and `claude -p` refuses the call and exits 1. claude-print must
+    say so (exit 2) instead of waiting for its timeout; where `claude -p` denies the tool
+    and answers, claude-print does the same."""
+    marker = sandbox.tmp / "plan-ran"
+    args = ["--output-format", "json", "--permission-mode", "plan", "--"]
+    prompt = f"[[tool:Bash:touch {marker}]]"
+    theirs = run_claude_p(sandbox, real_claude, [*args, prompt])
+    ours = run_claude_print(sandbox, [*args, prompt], binary=real_claude, timeout=60)
+    assert not marker.exists()
+    if b"auto mode could not check" in theirs.stderr:
+        assert_exit(theirs, 1)
+        assert_exit(ours, 2)
+        assert b"auto mode cannot check tool calls" in ours.stderr, ours.stderr
+    else:
+        assert_exit(ours, 0)
+        assert_exit(theirs, 0)
+        assert json.loads(ours.stdout)["result"] == json.loads(theirs.stdout)["result"]
+    assert_clean(sandbox)
