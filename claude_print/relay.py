@@ -20,7 +20,7 @@ import os
 import shlex
 import shutil
 import tempfile
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence
 
 from claude_print import contract, hook_events
 from claude_print.errors import ClaudePrintError
@@ -106,6 +106,7 @@ class HookEvent(NamedTuple):
     error: Optional[str] = None  # set when the payload could not be read as a JSON object
     reply: Optional[str] = None  # an asking hook's reply FIFO: it waits for `Relay.answer`
     tag: str = ""  # which asking hook entry fired (the caller's hooks: "sdk:<index>")
+    run: Optional[HookRun] = None  # a watched user hook started or ended (not an event of ours)
 
 
 class ExtraHook(NamedTuple):
@@ -323,7 +324,7 @@ class Relay:
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(self.dir, PROMPT_NAME))
 
-    def read_events(self) -> List[Union[HookEvent, HookRun]]:
+    def read_events(self) -> List[HookEvent]:
         """Events (and watched hook runs) whose lines have arrived; never blocks."""
         while True:
             try:
@@ -336,11 +337,11 @@ class Relay:
         *lines, self._buffer = self._buffer.split(b"\n")
         return [self._load(line.decode("utf-8", "replace")) for line in lines if line.strip()]
 
-    def _load(self, line: str) -> Union[HookEvent, HookRun]:
+    def _load(self, line: str) -> HookEvent:
         words = line.split(" ")
         run = hook_events.read_run(self.dir, words)
         if run is not None:
-            return run
+            return HookEvent(run.phase, run.payload, run=run)
         name, file_name, *flags = words
         path = os.path.join(self.dir, os.path.basename(file_name))
         reply = None

@@ -495,8 +495,8 @@ class Session:
                 del self.outbox[: child.write_some(bytes(self.outbox[: contract.PASTE_CHUNK]))]
             if relay.read_fd in ready_r:
                 for event in relay.read_events():
-                    if isinstance(event, HookRun):
-                        self._on_hook_run(event, now)
+                    if event.run is not None:
+                        self._on_hook_run(event.run, now)
                     else:
                         self._on_hook(event, now)
             if self.channel is not None:

@@ -308,3 +308,27 @@ def test_a_permission_dialog_no_hook_answers_fails_fast(real_claude: str, sandbo
         assert_exit(theirs, 0)
         assert json.loads(ours.stdout)["result"] == json.loads(theirs.stdout)["result"]
     assert_clean(sandbox)
+
+
+def test_fork_session_like_claude_p(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    """--resume ID --fork-session: a new session id, with the resumed session's history."""
+    first = run_claude_p(sandbox, real_claude, ["--output-format", "json", "remember zebra 41"])
+    assert_exit(first, 0)
+    original = json.loads(first.stdout)["session_id"]
+    forks = []
+    for who in ("ours", "theirs"):
+        args = ["--output-format", "json", "--resume", original, "--fork-session", f"{who} fork"]
+        if who == "ours":
+            proc = run_claude_print(sandbox, args, binary=real_claude)
+        else:
+            proc = run_claude_p(sandbox, real_claude, args)
+        assert_exit(proc, 0)
+        session = json.loads(proc.stdout)["session_id"]
+        history = requests_of(fake_api, f"{who} fork")[0]["user_texts"]
+        forks.append((session != original, any("remember zebra 41" in t for t in history)))
+        if who == "ours":
+            assert_interactive(sandbox, session)
+    assert forks == [(True, True), (True, True)]
+    assert_clean(sandbox)

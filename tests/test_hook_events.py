@@ -99,8 +99,8 @@ def test_the_watch_script_hands_back_output_and_exit_code_unchanged(relay: Relay
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == json.dumps(payload).encode() + b"out\0x"  # stdin reached the command
     assert proc.stderr == b"err from the env\n"
-    started, ended = relay.read_events()
-    assert isinstance(started, HookRun) and isinstance(ended, HookRun)
+    started, ended = (event.run for event in relay.read_events())
+    assert started is not None and ended is not None
     assert (started.phase, started.command, started.payload) == ("hook_started", 0, payload)
     assert (ended.phase, ended.run_id, ended.exit_code) == ("hook_response", started.run_id, 2)
     assert (ended.stdout, ended.stderr) == (json.dumps(payload) + "out\0x", "err from the env\n")
@@ -112,7 +112,8 @@ def test_the_watch_script_hands_back_output_and_exit_code_unchanged(relay: Relay
 def test_a_watched_silent_hook_still_reports_its_run(relay: Relay) -> None:
     proc = run_watched(relay, 1, {"hook_event_name": "Stop", "session_id": "s1"})
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
-    phases = [(e.phase, e.stdout, e.exit_code) for e in relay.read_events()]  # type: ignore[union-attr]
+    runs = [event.run for event in relay.read_events() if event.run is not None]
+    phases = [(run.phase, run.stdout, run.exit_code) for run in runs]
     assert phases == [("hook_started", "", 0), ("hook_response", "", 0)]
 
 
