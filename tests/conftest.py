@@ -184,7 +184,12 @@ def run_claude_print(
 
 
 def run_claude_p(
-    sandbox: Sandbox, binary: str, args: List[str], *, stdin: Optional[bytes] = None
+    sandbox: Sandbox,
+    binary: str,
+    args: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    env: Optional[Dict[str, str]] = None,
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [binary, "-p", *args],
@@ -192,7 +197,7 @@ def run_claude_p(
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         cwd=sandbox.project,
-        env=sandbox.env(),
+        env=sandbox.env(**(env or {})),
         timeout=RUN_TIMEOUT,
     )
 

@@ -46,6 +46,7 @@ class Case(NamedTuple):
     prompt: str  # "{marker}" is replaced by the run's marker
     effect: Effect
     expected: Any = None  # what the effect must be (None: only the same as claude -p's)
+    env: Tuple[Tuple[str, str], ...] = ()  # variables for both runs
 
 
 def param(*path: str) -> Effect:
@@ -172,6 +173,22 @@ CASES = [
         [],  # without the flag the Write is denied
     ),
     Case(
+        "--dangerously-skip-permissions",
+        lambda d: ["--dangerously-skip-permissions"],
+        "{marker} [[tool:Bash:touch TMP/{who}-bypassed]]",
+        lambda run: (denied(run), (run.sandbox.tmp / f"{run.who}-bypassed").exists()),
+        ([], True),
+        (("IS_SANDBOX", "1"),),  # as root, Claude Code refuses bypass mode without it
+    ),
+    Case(
+        "--allow-dangerously-skip-permissions",
+        lambda d: ["--allow-dangerously-skip-permissions"],
+        "{marker} [[tool:Bash:touch TMP/{who}-bypassed]]",
+        lambda run: (denied(run), (run.sandbox.tmp / f"{run.who}-bypassed").exists()),
+        (["Bash"], False),  # bypass may be chosen, but the session starts in default mode
+        (("IS_SANDBOX", "1"),),
+    ),
+    Case(
         "--agents",
         lambda d: ["--agents", AGENTS],
         "{marker} " + SUBAGENT,
@@ -255,9 +272,9 @@ def run_case(
     )
     args = ["--output-format", "json", *words, "--", prompt]
     if who == "ours":
-        proc = run_claude_print(sandbox, args, binary=binary)
+        proc = run_claude_print(sandbox, args, binary=binary, env=dict(case.env))
     else:
-        proc = run_claude_p(sandbox, binary, args)
+        proc = run_claude_p(sandbox, binary, args, env=dict(case.env))
     assert_exit(proc, 0)
     out = json.loads(proc.stdout)
     run = Run(who, marker, out, requests_of(fake_api, marker) or [{}], sandbox, fake_api, words)
