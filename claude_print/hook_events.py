@@ -60,7 +60,7 @@ _WATCH_SCRIPT = """\
 # output and exit code back unchanged, and tells claude-print when it starts and ends.
 umask 077
 dir={dir}
-command=$(cat "$dir/hook-command.$1") || exit 1
+command=$(cat "$dir/{command_file}") || exit 1
 run=$(mktemp "$dir/hook-run.XXXXXX") || exec /bin/sh -c "$command"
 cat > "$run"
 printf '{started} %s %s\\n' "${{run##*/}}" "$1" > "$dir/{fifo}"
@@ -92,7 +92,11 @@ class HookRun(NamedTuple):
 
 def watch_script(directory: str, fifo_name: str) -> str:
     return _WATCH_SCRIPT.format(
-        dir=shlex.quote(directory), fifo=fifo_name, started=STARTED, response=RESPONSE
+        dir=shlex.quote(directory),
+        fifo=fifo_name,
+        started=STARTED,
+        response=RESPONSE,
+        command_file=COMMAND_FILE.format("$1"),
     )
 
 
@@ -270,22 +274,26 @@ class HookWatch:
         self._held: List[Tuple[str, Dict[str, Any]]] = []  # (tool_use id / END / "", event)
 
     def take(self, run: HookRun, now: float, session_id: str) -> None:
-        known = self._running.pop(run.run_id, None)
-        if run.phase == STARTED or known is None:  # (an end whose start was lost, too)
-            event = str(run.payload.get("hook_event_name") or "")
-            session = str(run.payload.get("session_id") or session_id)
-            limit = (
-                self.commands[run.command].timeout
-                if 0 <= run.command < len(self.commands)
-                else DEFAULT_TIMEOUT_SECS
-            )
-            known = (random_uuid(), hook_name(run.payload), event, session, now + limit)
-            if run.phase == STARTED:
-                self._running[run.run_id] = known
-                self._hold(run.payload, started_event(*known[:4]))
-                return
-        response = response_event(*known[:4], run.stdout, run.stderr, run.exit_code)
-        self._hold(run.payload, response)
+        # An end whose start was lost is still reported, under a fresh hook id.
+        known = self._running.pop(run.run_id, None) or self._new_run(run, now, session_id)
+        if run.phase == STARTED:
+            self._running[run.run_id] = known
+            event = started_event(*known[:4])
+        else:
+            event = response_event(*known[:4], run.stdout, run.stderr, run.exit_code)
+        self._hold(run.payload, event)
+
+    def _new_run(
+        self, run: HookRun, now: float, session_id: str
+    ) -> Tuple[str, str, str, str, float]:
+        limit = (
+            self.commands[run.command].timeout
+            if 0 <= run.command < len(self.commands)
+            else DEFAULT_TIMEOUT_SECS
+        )
+        event = str(run.payload.get("hook_event_name") or "")
+        session = str(run.payload.get("session_id") or session_id)
+        return (random_uuid(), hook_name(run.payload), event, session, now + limit)
 
     def _hold(self, payload: Mapping[str, Any], event: Dict[str, Any]) -> None:
         tool_use_id = payload.get("tool_use_id")
