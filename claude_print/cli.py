@@ -46,6 +46,7 @@ class Options(NamedTuple):
     permission_prompt_tool: Optional[str] = None  # "stdio": can_use_tool asks the caller
     include_hook_events: bool = False  # stream-json: every hook run, not SessionStart's only
     replay_user_messages: bool = False  # stream-json input: echo each user message back
+    betas: Tuple[str, ...] = ()  # --betas: the TUI gets them in ANTHROPIC_BETAS
 
 
 GROUP_TITLES = {
@@ -143,6 +144,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--input-format": {"choices": INPUT_FORMATS},
         "--permission-prompt-tool": {},
         "--permission-prompts": {"choices": ("host", "none")},
+        "--betas": {"action": "extend", "default": []},
     }
 
 
@@ -373,6 +375,7 @@ def parse_options(
         permission_prompt_tool=args.permission_prompt_tool,
         include_hook_events=bool(args.include_hook_events),
         replay_user_messages=bool(args.replay_user_messages),
+        betas=tuple(args.betas),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(

@@ -15,7 +15,7 @@ import re
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 OLDEST_SUPPORTED = "2.1.197"
-NEWEST_TESTED = "2.1.330"
+NEWEST_TESTED = "2.1.331"
 # The release the default test run drives (scripts/install-claude-code).
 TESTED_VERSION = OLDEST_SUPPORTED
 VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
@@ -66,6 +66,10 @@ QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
 # them, and `--check` warns when such a host hangs and it is not set.
 NONESSENTIAL_TRAFFIC_VAR = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+# --betas reaches the TUI's requests only through this variable (comma-separated): the
+# flag's betas were dropped on 2.1.197 to 2.1.331 alike on 2026-11-24, though an earlier
+# run the same day sent them; the variable worked in both.
+BETAS_VAR = "ANTHROPIC_BETAS"
 STARTUP_FETCH_HOST = "api.anthropic.com"
 
 # Linux MAX_ARG_STRLEN: one argv string longer than this fails with E2BIG.
@@ -157,6 +161,9 @@ RULE_CHAR = "\u2500"  # box-drawing horizontal
 HOOK_STOP = "Stop"
 HOOK_STOP_FAILURE = "StopFailure"
 HOOK_PERMISSION_REQUEST = "PermissionRequest"
+# The transcript record the TUI writes once every Stop hook has ended (when one of them
+# is not claude-print's, 2.1.197 to 2.1.331).
+STOP_HOOK_SUMMARY = "stop_hook_summary"
 RELAYED_HOOKS: Tuple[str, ...] = (HOOK_STOP, HOOK_STOP_FAILURE, HOOK_PERMISSION_REQUEST)
 # --max-turns N: after the Nth batch of tool calls of the main thread (a subagent's hook
 # input carries "agent_id"), this hook answers {"continue": false}, so the TUI stops
@@ -230,6 +237,8 @@ class Facts(NamedTuple):
     # state keys (claude_code_version, current_permission_mode, ...) and the `interrupt`
     # answer `{"still_queued": []}`.
     sdk_session_keys: bool
+    # ... and `sandbox_enabled` after `analytics_disabled`.
+    sdk_sandbox_key: bool
 
 
 class Change(NamedTuple):
@@ -248,6 +257,7 @@ BASELINE = Facts(
     cost_state=False,
     limit_terminal_reasons=False,
     sdk_session_keys=False,
+    sdk_sandbox_key=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -313,6 +323,13 @@ CHANGES: Tuple[Change, ...] = (
         "interrupt answer {'still_queued': []} (measured on 2.1.197 and 2.1.330 only, "
         "docs/agent-sdk-protocol.md)",
         {"sdk_session_keys": True},
+    ),
+    Change(
+        "2.1.331",
+        "the initialize answer (and claude -p's system/init) gains sandbox_enabled; the TUI "
+        "drops the betas of --betas (claude-print passes them in ANTHROPIC_BETAS on every "
+        "release, where the TUI sends them)",
+        {"sdk_sandbox_key": True},
     ),
 )
 

@@ -121,7 +121,6 @@ FLAGS: Tuple[Flag, ...] = (
     _fwd(["--plugin-dir"], ONE, "load a plugin (repeatable)", metavar="PATH"),
     _fwd(["--plugin-url"], ONE, "fetch a plugin .zip (repeatable)", metavar="URL"),
     _fwd(["--setting-sources"], ONE, "which of user, project, local to load", metavar="SOURCES"),
-    _fwd(["--betas"], SOME, "beta headers (API key users)", metavar="BETAS"),
     _fwd(["--name", "-n"], ONE, "the session's display name", metavar="NAME"),
     _fwd(["--debug", "-d"], OPTIONAL, "debug log under ~/.claude/debug", metavar="FILTER"),
     _fwd(["--debug-file"], ONE, "debug log to this file", metavar="PATH"),
@@ -221,6 +220,12 @@ FLAGS: Tuple[Flag, ...] = (
         ["--replay-user-messages"],
         note="stream-json input: each user message is echoed back after its turn's "
         "system/init, as claude -p does",
+    ),
+    _emu(
+        ["--betas"],
+        SOME,
+        "beta headers, passed in ANTHROPIC_BETAS (the TUI drops the flag's)",
+        metavar="BETAS",
     ),
     _emu(["--ax-screen-reader"], note="no effect: print mode draws no screen"),
     _emu(

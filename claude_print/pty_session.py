@@ -13,7 +13,7 @@ import struct
 import subprocess
 import termios
 import time
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
@@ -28,10 +28,15 @@ def scrubbed_names(parent: Mapping[str, str]) -> List[str]:
     )
 
 
-def child_environment(parent: Mapping[str, str]) -> Dict[str, str]:
-    """The parent's environment minus the variables of an enclosing Claude Code session."""
+def child_environment(parent: Mapping[str, str], betas: Sequence[str] = ()) -> Dict[str, str]:
+    """The parent's environment minus the variables of an enclosing Claude Code session.
+    `betas` (--betas) go in ANTHROPIC_BETAS, after the user's own: the TUI drops the
+    flag's betas from its requests but sends that variable's (measured, 2026-11-24)."""
     gone = set(scrubbed_names(parent)) | {"COLUMNS", "LINES"}
     env = {name: value for name, value in parent.items() if name not in gone}
+    names = [name for word in betas for name in word.replace(",", " ").split()]
+    if names:
+        env[contract.BETAS_VAR] = ",".join(filter(None, [env.get(contract.BETAS_VAR), *names]))
     for name, value in contract.QUIET_TUI_ENV.items():
         env.setdefault(name, value)
     if env.get("TERM", "dumb") in ("", "dumb"):

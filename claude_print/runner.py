@@ -85,6 +85,7 @@ MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a h
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
 TAIL_INTERVAL = 0.05
+STOP_SUMMARY_WAIT = 1.0  # --include-hook-events: how long a Stop waits for the hooks' summary
 STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialog no hook answers
 TEARDOWN_GRACE = 2.0
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
@@ -356,7 +357,7 @@ class Session:
         if not self.multi_turn:
             for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
                 self.trace(note)
-        env = child_environment(os.environ)
+        env = child_environment(os.environ, self.options.betas)
         scrubbed = scrubbed_names(os.environ)
         if scrubbed:
             self.trace(f"not passed to Claude Code: {' '.join(scrubbed)}")
@@ -583,12 +584,13 @@ class Session:
         if turn.pasted_at is None:
             if screens.classify(lines).kind != "ready":
                 # Between turns the box may still be redrawing; it must come back.
-                if now - turn.started >= PROMPT_ARRIVAL_GRACE:
-                    raise self._screen_error(
-                        f"Claude Code's input box did not come back within "
-                        f"{PROMPT_ARRIVAL_GRACE:g}s after the last turn",
-                        lines,
-                    )
+                self._give_up_after_grace(
+                    turn.started,
+                    now,
+                    "Claude Code's input box did not come back",
+                    lines,
+                    " after the last turn",
+                )
                 return None
             turn.pasted_at = now
             assert self.relay is not None
@@ -616,13 +618,20 @@ class Session:
         ):
             self.trace("the input box is still empty; pressing Ctrl+G again")
             self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-        elif now - turn.pasted_at >= PROMPT_ARRIVAL_GRACE:
-            raise self._screen_error(
-                f"the pasted prompt did not show in Claude Code's input box within "
-                f"{PROMPT_ARRIVAL_GRACE:g}s",
+        else:
+            self._give_up_after_grace(
+                turn.pasted_at,
+                now,
+                "the pasted prompt did not show in Claude Code's input box",
                 lines,
             )
         return None
+
+    def _give_up_after_grace(
+        self, since: float, now: float, what: str, lines: List[str], after: str = ""
+    ) -> None:
+        if now - since >= PROMPT_ARRIVAL_GRACE:
+            raise self._screen_error(f"{what} within {PROMPT_ARRIVAL_GRACE:g}s{after}", lines)
 
     def _clear_box(self, lines: List[str], now: float) -> bool:
         """Text left in the input box (an interrupted prompt put back): replace it with
@@ -662,7 +671,7 @@ class Session:
         if turn.stop_event is not None:
             assert self.child is not None
             gone = self.child.eof or self.child.returncode() is not None
-            if self.hook_watch.running(now) and not gone:
+            if not gone and (self.hook_watch.running(now) or self._stop_hooks_pending(now)):
                 return None  # claude -p reports the user's Stop hooks before the result
             return self._try_finish(force=gone or now >= turn.settle_until)
         if turn.interrupt_at is not None:
@@ -692,6 +701,22 @@ class Session:
                     self._lines(),
                 )
         return None
+
+    def _stop_hooks_pending(self, now: float) -> bool:
+        """--include-hook-events: the user's Stop hooks run beside ours, and a run that
+        starts late would miss the result. The TUI writes a `stop_hook_summary` record once
+        all have ended (not at all on 2.1.331 when ours is the only one): wait for it a
+        little."""
+        turn = self.turn
+        if not (self.reports_hooks and self.options.include_hook_events):
+            return False
+        if turn.stop_event is None or turn.stop_event.name != contract.HOOK_STOP:
+            return False
+        self._poll_tail()
+        records = turn.records(self.records)
+        if any(r.get("subtype") == contract.STOP_HOOK_SUMMARY for r in records):
+            return False
+        return now < turn.stop_at + STOP_SUMMARY_WAIT
 
     def _check_stuck_dialog(self, now: float) -> None:
         """A dialog that no hook answers would hold the turn until the timeout: once the
@@ -1132,7 +1157,8 @@ class Session:
             # the loop goes on (reading the PTY, so the TUI never blocks on it) until
             # the transcript holds the whole turn.
             turn.stop_event = event
-            turn.settle_until = time.monotonic() + TRANSCRIPT_SETTLE
+            turn.stop_at = time.monotonic()
+            turn.settle_until = turn.stop_at + TRANSCRIPT_SETTLE
 
     def _hook_runs_of(self, record: Dict[str, Any]) -> List[Dict[str, Any]]:
         """Runs of hooks from settings files, from the transcript (not ours to watch)."""

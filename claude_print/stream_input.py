@@ -341,6 +341,10 @@ class ControlChannel:
             other_hook_ask_outranks_host=True,
             feedback_mode={"kind": "disabled"},
             analytics_disabled=bool(os.environ.get(contract.NONESSENTIAL_TRAFFIC_VAR)),
+        )
+        if self.facts.sdk_sandbox_key:
+            response["sandbox_enabled"] = False
+        response.update(
             remote_control_auto_enable=False,
             remote_control_auto_connect_default=False,
             remote_control_available=False,

@@ -27,6 +27,7 @@ class Turn:
         self.enter_presses = 0
         self.hooks_seen = 0
         self.stop_event: Optional[HookEvent] = None  # Stop or StopFailure: the turn is over
+        self.stop_at = 0.0  # when Stop or StopFailure came
         self.settle_until = 0.0  # after Stop, how long to wait for the transcript
         self.closed_at: Optional[float] = None  # the transcript closed it without a Stop
         self.denials: List[Dict[str, Any]] = []  # PermissionRequests denied

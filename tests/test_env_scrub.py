@@ -79,3 +79,11 @@ def test_real_tui_run_from_inside_claude_code(real_claude: str, sandbox: Sandbox
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["usage"]["output_tokens"] > 0  # read from the transcript
     _check_interactive(sandbox, proc.stdout)
+
+
+def test_betas_go_in_anthropic_betas_after_the_users_own() -> None:
+    """--betas reaches the TUI through ANTHROPIC_BETAS: the TUI drops the flag's betas."""
+    env = child_environment({"ANTHROPIC_BETAS": "mine-1"}, ["a-1,b-2", "c-3"])
+    assert env["ANTHROPIC_BETAS"] == "mine-1,a-1,b-2,c-3"
+    assert child_environment({}, ["x-1"])["ANTHROPIC_BETAS"] == "x-1"
+    assert "ANTHROPIC_BETAS" not in child_environment({}, [])
