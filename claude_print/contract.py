@@ -66,9 +66,9 @@ QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
 # them, and `--check` warns when such a host hangs and it is not set.
 NONESSENTIAL_TRAFFIC_VAR = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
-# --betas reaches the TUI's requests only through this variable (comma-separated): the
-# flag's betas were dropped on 2.1.197 to 2.1.331 alike on 2026-11-24, though an earlier
-# run the same day sent them; the variable worked in both.
+# --betas reaches the TUI's requests through this variable (comma-separated): on
+# 2026-11-24 the TUI 2.1.330 and 2.1.331 dropped the flag's betas (2.1.330 had sent them
+# in a CI run earlier that day; 2.1.197 still does); the variable worked on all three.
 BETAS_VAR = "ANTHROPIC_BETAS"
 STARTUP_FETCH_HOST = "api.anthropic.com"
 
@@ -327,8 +327,8 @@ CHANGES: Tuple[Change, ...] = (
     Change(
         "2.1.331",
         "the initialize answer (and claude -p's system/init) gains sandbox_enabled; the TUI "
-        "drops the betas of --betas (claude-print passes them in ANTHROPIC_BETAS on every "
-        "release, where the TUI sends them)",
+        "drops the betas of --betas, as 2.1.330 did the same day (claude-print passes them "
+        "in ANTHROPIC_BETAS on every release, where the TUI sends them)",
         {"sdk_sandbox_key": True},
     ),
 )
