@@ -45,6 +45,10 @@ def hook_view(events: List[Dict[str, Any]]) -> List[Any]:
     for event in events:
         if event.get("subtype") in ("hook_started", "hook_response"):
             fields = tuple(str(event.get(field, "-")) for field in FIELDS)
+            if event.get("output") == event.get("stderr", "") + event.get("stdout", ""):
+                # claude -p reads the two pipes as they come: when a hook writes both,
+                # either may come first (seen on 2.1.270 for "echo out; echo err >&2").
+                fields = (*fields[:5], fields[3] + fields[4], *fields[6:])
             if view and isinstance(view[-1], list) and view[-1][0][2] == fields[2]:
                 view[-1] = sorted([*view[-1], fields])
             else:
