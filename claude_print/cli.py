@@ -47,6 +47,7 @@ class Options(NamedTuple):
     include_hook_events: bool = False  # stream-json: every hook run, not SessionStart's only
     replay_user_messages: bool = False  # stream-json input: echo each user message back
     betas: Tuple[str, ...] = ()  # --betas: the TUI gets them in ANTHROPIC_BETAS
+    mcp_configs: Tuple[str, ...] = ()  # --mcp-config: stdio servers gated (mcp_gate)
 
 
 GROUP_TITLES = {
@@ -145,6 +146,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--permission-prompt-tool": {},
         "--permission-prompts": {"choices": ("host", "none")},
         "--betas": {"action": "extend", "default": []},
+        "--mcp-config": {"action": "extend", "default": []},
     }
 
 
@@ -273,7 +275,10 @@ def choose_delivery(options: Options) -> str:
     if options.prompt_via in ("editor", "paste"):
         delivery = options.prompt_via
     else:
-        delivery = "argv" if options.prompt_source == "argv" and fits else "editor"
+        # With --mcp-config the prompt must wait for the servers (runner._awaiting_mcp):
+        # an argv prompt goes in by itself, before 2.1.331 has their tools.
+        argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
+        delivery = "argv" if argv_ok else "editor"
     if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
         raise ClaudePrintError(
             "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
@@ -376,6 +381,7 @@ def parse_options(
         include_hook_events=bool(args.include_hook_events),
         replay_user_messages=bool(args.replay_user_messages),
         betas=tuple(args.betas),
+        mcp_configs=tuple(args.mcp_config),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(

@@ -179,6 +179,9 @@ HOOK_USER_PROMPT_SUBMIT = "UserPromptSubmit"
 # The TUI's first request lacks an MCP tool listed less than this long before (measured:
 # 0.26 s was too short; 0.3, 0.6 and 1.0 s all worked on 2.1.197 and 2.1.330).
 MCP_SETTLE_SECS = 0.3
+# How long the first prompt waits for MCP servers to list their tools (a server that
+# fails or ends releases it at once): Claude Code's own connection timeout.
+MCP_WAIT_SECS = 30
 # --max-budget-usd: the asking PreToolUse hook's answer once the session cost reaches it.
 BUDGET_STOP = {"continue": False, "stopReason": "claude-print: --max-budget-usd reached"}
 HOOK_TIMEOUT_SECS = 30
@@ -191,22 +194,6 @@ TOOL_HOOKS: Tuple[str, ...] = (HOOK_PERMISSION_REQUEST, HOOK_PRE_TOOL_USE, "Post
 DENY_MESSAGE = "Permission to use this tool was not granted (claude-print runs non-interactively)."
 # Settings that make the TUI skip the bypass-permissions warning.
 SKIP_BYPASS_SETTING = "skipDangerousModePermissionPrompt"
-
-# --- flags ---------------------------------------------------------------
-
-# claude -p flags the TUI understands too: forwarded as given.
-FORWARDED_VALUE_FLAGS: Tuple[str, ...] = (
-    "--model",
-    "--permission-mode",
-    "--append-system-prompt",
-    "--system-prompt",
-    "--mcp-config",
-    "--resume",
-    "--fallback-model",
-    "--effort",
-)
-FORWARDED_LIST_FLAGS: Tuple[str, ...] = ("--allowedTools", "--disallowedTools", "--add-dir")
-FORWARDED_BOOL_FLAGS: Tuple[str, ...] = ("--continue", "--dangerously-skip-permissions")
 
 # --- releases --------------------------------------------------------------
 

@@ -108,13 +108,6 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _fwd(["--session-id"], ONE, "the session's id (a UUID)", metavar="UUID"),
     _fwd(["--fork-session"], note="with --resume: a new session id with the history"),
-    _fwd(
-        ["--mcp-config"],
-        SOME,
-        "MCP servers (files or JSON); the TUI lists their tools from the second request on "
-        "(claude -p waits for them), calls by name work from the first",
-        metavar="CONFIGS",
-    ),
     _fwd(["--strict-mcp-config"], note="only the servers of --mcp-config"),
     _fwd(["--agent"], ONE, "the session's agent", metavar="AGENT"),
     _fwd(["--agents"], ONE, "custom agents (JSON, or a file holding it)", metavar="JSON"),
@@ -168,6 +161,13 @@ FLAGS: Tuple[Flag, ...] = (
         "claude -p's StructuredOutput tool, served by claude-print's own MCP server; the "
         "result's structured_output as in claude -p",
         metavar="SCHEMA",
+    ),
+    _emu(
+        ["--mcp-config"],
+        SOME,
+        "MCP servers (files or JSON); stdio servers start through a gate and the prompt "
+        "waits for their tools, as claude -p waits (the TUI connects in the background)",
+        metavar="CONFIGS",
     ),
     _emu(
         ["--no-session-persistence"],

@@ -33,7 +33,11 @@ SETTINGS_NAME = "settings.json"
 # --json-schema: files claude-print's MCP server creates in the relay dir.
 SCHEMA_NAME = "schema.json"
 MCP_CONFIG_NAME = "mcp.json"
-MCP_READY_NAME = "mcp-ready"  # the TUI has listed the StructuredOutput tool
+# An MCP server whose tools the TUI has listed (or that ended) creates one of these:
+# claude-print's StructuredOutput server and each gated server of --mcp-config.
+MCP_READY_PREFIX = "mcp-ready."
+MCP_SETTLED_NAME = "mcp-settled"  # the first prompt has waited: later turns need not
+USER_MCP_CONFIG_NAME = "user-mcp.json"  # the user's --mcp-config, stdio servers gated
 STOP_TURN_NAME = "stop-turn"  # an accepted call, or the last allowed rejected one
 BATCHES_NAME = "batches"  # --max-turns: tool batches of the current turn so far
 
@@ -59,12 +63,19 @@ fi
 if [ "$1" = {permission_request} ]; then
   printf '%s\\n' {deny_json}
 fi
-if [ "$1" = {prompt_submit} ] && [ "${{2:-}}" = wait-mcp ]; then
-  # --json-schema: hold the prompt until claude-print's MCP server has listed its tool,
-  # or the TUI's first request goes out without it (it connects servers in the background).
+if [ "$1" = {prompt_submit} ] && [ "${{2:-}}" = wait-mcp ] && [ ! -f "$dir/{mcp_settled}" ]; then
+  # Hold the first prompt until the TUI has listed the tools of $3 MCP servers (their
+  # ready files), or its first request goes out without them: it connects servers in
+  # the background, claude -p before its first request.
   n=0
-  while [ ! -f "$dir/{mcp_ready}" ] && [ "$n" -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
+  while :; do
+    ready=0
+    for f in "$dir"/{mcp_ready}*; do [ -e "$f" ] && ready=$((ready + 1)); done
+    [ "$ready" -lt "$3" ] && [ "$n" -lt {mcp_ticks} ] || break
+    sleep 0.05; n=$((n + 1))
+  done
   sleep {mcp_settle}
+  : > "$dir/{mcp_settled}"
 fi
 if [ "$1" = {post_tool_batch} ] && [ -f "$dir/{stop_turn}" ]; then
   printf '%s\\n' {structured_stop}
@@ -134,27 +145,31 @@ def hook_settings(
     asking: Sequence[str] = (),
     structured: bool = False,
     extra_hooks: Sequence[ExtraHook] = (),
+    mcp_servers: int = 0,
 ) -> Dict[str, Any]:
     """The `--settings` document: one relay hook per event, paths shell-quoted.
 
     With `max_turns`, also a PostToolBatch hook that stops the turn after that many
     batches of tool calls (the hook script counts them). Events in `asking` wait for
     claude-print's answer (no time limit of their own: the run's timeout bounds them).
-    With `structured` (--json-schema), a UserPromptSubmit hook holds the prompt until
-    the MCP server is listed, and PostToolBatch stops the turn once the server says so.
+    With `structured` (--json-schema), PostToolBatch stops the turn once claude-print's
+    MCP server says so. With `mcp_servers`, a UserPromptSubmit hook holds the first
+    prompt until that many MCP servers have created their ready files.
     """
     hooks: Dict[str, Any] = {}
     events = [(event, "") for event in contract.RELAYED_HOOKS]
     if max_turns or structured:
         events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}" if max_turns else ""))
-    if structured:
-        events.append((contract.HOOK_USER_PROMPT_SUBMIT, " wait-mcp"))
+    if mcp_servers:
+        events.append((contract.HOOK_USER_PROMPT_SUBMIT, f" wait-mcp {int(mcp_servers)}"))
     events = [(event, " ask" if event in asking else arg) for event, arg in events]
     events += [(event, " ask") for event in asking if event not in dict(events)]
     for event, arg in events:
         # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
         command = f"/bin/sh {shlex.quote(script_path)} {event}{arg}"
         timeout = contract.ASK_TIMEOUT_SECS if arg == " ask" else contract.HOOK_TIMEOUT_SECS
+        if arg.startswith(" wait-mcp"):
+            timeout += contract.MCP_WAIT_SECS
         entry: Dict[str, Any] = {
             "hooks": [{"type": "command", "command": command, "timeout": timeout}]
         }
@@ -206,7 +221,9 @@ def hook_script(directory: str) -> str:
         fifo=FIFO_NAME,
         batches=BATCHES_NAME,
         prompt_submit=contract.HOOK_USER_PROMPT_SUBMIT,
-        mcp_ready=MCP_READY_NAME,
+        mcp_ready=MCP_READY_PREFIX,
+        mcp_settled=MCP_SETTLED_NAME,
+        mcp_ticks=int(contract.MCP_WAIT_SECS / 0.05),
         mcp_settle=contract.MCP_SETTLE_SECS,
         stop_turn=STOP_TURN_NAME,
         structured_stop=shlex.quote(json.dumps(contract.STRUCTURED_STOP, separators=(",", ":"))),
@@ -227,9 +244,12 @@ class Relay:
         extra_hooks: Sequence[ExtraHook] = (),
         watch_hooks: bool = False,
         watched_events: Optional[FrozenSet[str]] = None,
+        user_mcp: Optional[Dict[str, Dict[str, Any]]] = None,
     ) -> None:
         """With `watch_hooks`, the command hooks of `user_settings` for `watched_events`
-        (None: all) run through the watch script, which reports each run (`HookRun`)."""
+        (None: all) run through the watch script, which reports each run (`HookRun`).
+        `user_mcp` (the servers of --mcp-config) goes to `user_mcp_path`, its stdio
+        servers gated (`mcp_gate`): the first prompt waits for their tools."""
         where = tmp_root or temp_root()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=where)
@@ -242,13 +262,29 @@ class Relay:
         self._buffer = b""
         self._unanswered: List[str] = []
         self.watched: List[WatchedCommand] = []
+        self.user_mcp_path: Optional[str] = None
+        self.mcp_waits = 0  # MCP servers whose ready files the first prompt waits for
         try:
             self.script_path = os.path.join(self.dir, SCRIPT_NAME)
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
             _write_private(self.script_path, hook_script(self.dir))
+            waits = self.mcp_waits = 1 if structured else 0
+            if user_mcp is not None:
+                from claude_print import mcp_gate
+
+                config, gated = mcp_gate.gated_config(user_mcp, self._mcp_ready_path)
+                self.user_mcp_path = os.path.join(self.dir, USER_MCP_CONFIG_NAME)
+                _write_private(self.user_mcp_path, json.dumps(config))
+                waits = self.mcp_waits = waits + gated
             settings = hook_settings(
-                self.script_path, extra_settings, max_turns, asking, structured, extra_hooks
+                self.script_path,
+                extra_settings,
+                max_turns,
+                asking,
+                structured,
+                extra_hooks,
+                mcp_servers=waits,
             )
             if user_settings and watch_hooks:
                 watch_path = os.path.join(self.dir, hook_events.WATCH_SCRIPT_NAME)
@@ -280,7 +316,7 @@ class Relay:
         config_path = os.path.join(self.dir, MCP_CONFIG_NAME)
         config = mcp_structured.mcp_config(
             schema_path,
-            os.path.join(self.dir, MCP_READY_NAME),
+            self._mcp_ready_path("structured"),
             stop_path=os.path.join(self.dir, STOP_TURN_NAME),
             max_failures=max_failures,
         )
@@ -290,6 +326,24 @@ class Relay:
         except OSError as exc:
             raise ClaudePrintError(f"cannot stage the --json-schema server: {exc}") from exc
         return config_path
+
+    def _mcp_ready_path(self, server: object) -> str:
+        return os.path.join(self.dir, f"{MCP_READY_PREFIX}{server}")
+
+    def mcp_pending(self) -> int:
+        """MCP servers that have not yet created their ready files."""
+        if not self.mcp_waits:
+            return 0
+        try:
+            ready = sum(name.startswith(MCP_READY_PREFIX) for name in os.listdir(self.dir))
+        except OSError:
+            return 0
+        return max(0, self.mcp_waits - ready)
+
+    def mcp_settled(self) -> None:
+        """The first prompt has waited: the UserPromptSubmit hook need not wait again."""
+        with contextlib.suppress(OSError):
+            _write_private(os.path.join(self.dir, MCP_SETTLED_NAME), "")
 
     def editor_command(self) -> str:
         """The $EDITOR command that hands the staged prompt to the input box (Ctrl+G)."""

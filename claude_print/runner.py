@@ -223,6 +223,8 @@ class Session:
         # Asking hooks waiting for our decision, with when they arrived.
         self.asks: List[Tuple[HookEvent, float]] = []
         self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
+        self.mcp_ready_at: Optional[float] = None  # the MCP servers' tools were listed
+        self.mcp_settled = False  # the first prompt has waited for them
         # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
         self.reports_hooks = options.output_format == "stream-json"
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
@@ -321,6 +323,11 @@ class Session:
             asking += self.channel.asking_hooks()
             sdk_hooks = self.channel.relay_hooks()
         schema = self._json_schema()
+        user_mcp = None
+        if self.options.mcp_configs:
+            from claude_print import mcp_gate
+
+            user_mcp = mcp_gate.read_configs(self.options.mcp_configs)
         self.relay = Relay(
             extra_settings=extra,
             max_turns=self.options.max_turns,
@@ -330,9 +337,14 @@ class Session:
             extra_hooks=sdk_hooks,
             watch_hooks=self.reports_hooks,
             watched_events=self.reported_hooks,
+            user_mcp=user_mcp,
         )
         self.hook_watch = HookWatch(self.relay.watched)
         own: List[str] = []
+        if self.relay.user_mcp_path:
+            own += ["--mcp-config", self.relay.user_mcp_path]
+        elif self.options.mcp_configs:  # unreadable: the TUI says what is wrong with it
+            own += ["--mcp-config", *self.options.mcp_configs]
         if self.channel is not None:
             # Set at `initialize` (subagents, the TypeScript SDK's system prompt).
             own += self.channel.tui_flags
@@ -581,6 +593,8 @@ class Session:
         lines = self._lines()
         if turn.pasted_at is None and self._clear_box(lines, now):
             return None
+        if turn.pasted_at is None and self._awaiting_mcp(now):
+            return None
         if turn.pasted_at is None:
             if screens.classify(lines).kind != "ready":
                 # Between turns the box may still be redrawing; it must come back.
@@ -626,6 +640,27 @@ class Session:
                 lines,
             )
         return None
+
+    def _awaiting_mcp(self, now: float) -> bool:
+        """`claude -p` connects MCP servers before its first request, the TUI in the
+        background: hold the first prompt until the servers' tools are listed (bounded),
+        and a moment more for the TUI to take them in (for argv, the hook does this)."""
+        assert self.relay is not None
+        if not self.relay.mcp_waits or self.mcp_settled:
+            return False
+        if self.mcp_ready_at is None:
+            pending = self.relay.mcp_pending()
+            if pending and now - self.started < contract.MCP_WAIT_SECS:
+                return True
+            if pending:
+                self.trace(f"{pending} MCP server(s) not ready after {contract.MCP_WAIT_SECS}s")
+            self.mcp_ready_at = now
+        if now - self.mcp_ready_at < contract.MCP_SETTLE_SECS:
+            return True
+        self.trace(f"MCP servers ready {now - self.started:.2f}s after start")
+        self.relay.mcp_settled()
+        self.mcp_settled = True
+        return False
 
     def _give_up_after_grace(
         self, since: float, now: float, what: str, lines: List[str], after: str = ""

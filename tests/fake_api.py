@@ -139,6 +139,21 @@ def user_texts(body: Dict[str, Any]) -> List[str]:
     return out
 
 
+def announced_mcp_tools(body: Dict[str, Any]) -> List[str]:
+    """The MCP tool names a request tells the model of: in its tool list, its system
+    prompt or a reminder (2.1.331 defers MCP tools and lists their names in a message),
+    the prompts' own directives aside."""
+    parts = [json.dumps({k: v for k, v in body.items() if k != "messages"})]
+    for message in body.get("messages", []):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks if isinstance(blocks, list) else []:
+            text = json.dumps(block)
+            if "[[tool" not in text:
+                parts.append(text)
+    return sorted(set(re.findall(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+", "".join(parts))))
+
+
 REQUEST_PARAMS = ("thinking", "output_config", "max_tokens", "context_management", "temperature")
 
 
@@ -480,6 +495,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "messages": len(body.get("messages") or []),
                 "user_texts": user_texts(body),
                 "tool_text": json.dumps(body.get("tools") or []),
+                "mcp_tools": announced_mcp_tools(body),
                 # Request parameters that flags such as --effort and --thinking set.
                 "params": {k: body[k] for k in REQUEST_PARAMS if k in body},
             }

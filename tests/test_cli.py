@@ -264,12 +264,10 @@ def test_value_flags_are_forwarded_in_command_line_order() -> None:
             "hi",
         ]
     )
+    assert opts.mcp_configs == ("mcp.json", '{"mcpServers": {}}')  # gated (mcp_gate)
     assert list(opts.forwarded) == [
         "--effort",
         "high",
-        "--mcp-config",
-        "mcp.json",
-        '{"mcpServers": {}}',
         "--system-prompt",
         "sys",
         "--append-system-prompt",

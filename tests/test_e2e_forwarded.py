@@ -12,9 +12,10 @@ for --system-prompt, --tools, --model, --betas, --name and --debug-file.)
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Dict, List, NamedTuple, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 from conftest import Sandbox, run_claude_p, run_claude_print
@@ -47,6 +48,7 @@ class Case(NamedTuple):
     effect: Effect
     expected: Any = None  # what the effect must be (None: only the same as claude -p's)
     env: Tuple[Tuple[str, str], ...] = ()  # variables for both runs
+    prepare: Optional[Callable[[Sandbox], None]] = None  # before both runs
 
 
 def param(*path: str) -> Effect:
@@ -115,6 +117,40 @@ def _plugin(root: Path) -> List[str]:
         plugin / "commands" / "stripes.md", "---\ndescription: stripes\n---\nCount the stripes QX7."
     )
     return ["--plugin-dir", str(plugin)]
+
+
+ECHO_SERVER = str(Path(__file__).parent / "mcp_echo.py")
+ECHO_CALL = '[[tooljson:mcp__echo__say:{"text": "zebra {who}"}]]'
+
+
+def _echo_server(log: Path, delay: float = 0) -> Dict[str, Any]:
+    return {"command": sys.executable, "args": [ECHO_SERVER, str(log), str(delay)]}
+
+
+def _mcp(root: Path) -> List[str]:
+    # Slow to start, as servers run through npx are: the TUI would not wait for it.
+    config = {"mcpServers": {"echo": _echo_server(root / "echo.log", delay=1.5)}}
+    return ["--mcp-config", json.dumps(config), "--allowedTools", "mcp__echo__say"]
+
+
+def mcp_effect(run: Run) -> Any:
+    """The MCP tools the first request tells the model of, the denials, and whether the
+    echo server really ran the call."""
+    log = run.sandbox.tmp / "case" / "echo.log"
+    ran = log.exists() and f"zebra {run.who}" in log.read_text()
+    return run.requests[0]["mcp_tools"], denied(run), ran
+
+
+def mcp_tools_seen(run: Run) -> List[str]:
+    return sorted({name for r in run.requests for name in r["mcp_tools"]})
+
+
+def _user_scope_server(sandbox: Sandbox) -> None:
+    """A server of the user's own ~/.claude.json, which --strict-mcp-config leaves out."""
+    path = sandbox.home / ".claude.json"
+    seed = json.loads(path.read_text())
+    seed["mcpServers"] = {"other": _echo_server(sandbox.tmp / "other.log")}
+    path.write_text(json.dumps(seed))
 
 
 AGENTS = json.dumps({"zebra-agent": {"description": "Zebra things", "prompt": "You are zebra Z9."}})
@@ -210,6 +246,21 @@ CASES = [
         True,
     ),
     Case(
+        "--mcp-config",
+        _mcp,
+        "{marker} " + ECHO_CALL,
+        mcp_effect,
+        (["mcp__echo__say"], [], True),  # named in the first request, as claude -p does
+    ),
+    Case(
+        "--strict-mcp-config",
+        lambda d: [*_mcp(d), "--strict-mcp-config"],
+        "{marker} " + ECHO_CALL,
+        mcp_tools_seen,
+        ["mcp__echo__say"],  # the user's own server is not started
+        prepare=_user_scope_server,
+    ),
+    Case(
         "--restricted",
         lambda d: ["--restricted"],
         "{marker}",
@@ -294,6 +345,8 @@ def test_forwarded_flag_does_what_it_does_in_claude_p(
     hook = {"type": "command", "command": f"touch {sandbox.tmp}/project-hook-$$"}
     settings = {"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}
     _write(sandbox.project / ".claude" / "settings.json", json.dumps(settings))
+    if case.prepare is not None:
+        case.prepare(sandbox)
     ours, ours_effect = run_case(sandbox, fake_api, real_claude, case, "ours")
     theirs, theirs_effect = run_case(sandbox, fake_api, real_claude, case, "theirs")
     assert ours.out["subtype"] == theirs.out["subtype"] == "success"

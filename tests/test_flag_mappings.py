@@ -243,3 +243,17 @@ def test_denial_fallback_matches_repeated_calls_in_order() -> None:
         "toolu_ls2",
         "toolu_read",
     ]
+
+
+# ------------------------------------------------------------- --mcp-config
+
+
+def test_an_unreadable_mcp_config_reaches_claude_code_as_given(sandbox: Sandbox) -> None:
+    """claude-print gates the servers of a config it can read (tests/test_mcp_gate.py,
+    and end to end test_e2e_forwarded.py); one it cannot read goes on unchanged, with
+    the values beside it, for Claude Code to report in its own words."""
+    values = ["/nonexistent/mcp.json", '{"mcpServers": {}}']
+    proc = run(sandbox, ["--output-format", "json", "--mcp-config", *values, "--", "hi"])
+    assert_exit(proc, 0)
+    argv = child_argv(sandbox)
+    assert argv[argv.index("--mcp-config") :][:3] == ["--mcp-config", *values], argv

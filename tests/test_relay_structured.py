@@ -13,7 +13,7 @@ import pytest
 
 from claude_print import contract
 from claude_print.mcp_structured import Server
-from claude_print.relay import MCP_READY_NAME, STOP_TURN_NAME, Relay
+from claude_print.relay import MCP_READY_PREFIX, MCP_SETTLED_NAME, STOP_TURN_NAME, Relay
 
 
 @pytest.fixture
@@ -45,12 +45,52 @@ def test_post_tool_batch_stops_the_turn_once_the_server_says_so(relay: Relay) ->
 
 
 def test_the_prompt_waits_for_the_server_to_be_listed(relay: Relay) -> None:
-    Path(relay.dir, MCP_READY_NAME).touch()
+    assert relay.mcp_waits == relay.mcp_pending() == 1
+    Path(relay.dir, MCP_READY_PREFIX + "structured").touch()
+    assert relay.mcp_pending() == 0
     started = time.monotonic()
     proc = run_hook(relay, "UserPromptSubmit", {"prompt": "hi"})
     assert (proc.returncode, proc.stdout) == (0, b""), proc.stderr
-    # The settle time after the server is listed, and not the 15 s bound.
+    # The settle time after the server is listed, and not the 30 s bound.
     assert contract.MCP_SETTLE_SECS <= time.monotonic() - started < 10
+    assert Path(relay.dir, MCP_SETTLED_NAME).exists()
+
+
+def test_the_prompt_waits_for_every_gated_server(tmp_path: Path) -> None:
+    servers: Dict[str, Dict[str, Any]] = {
+        "a": {"command": "a-server"},
+        "b": {"type": "stdio", "command": "b-server", "args": ["-x"]},
+        "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"},  # not gated: not waited for
+    }
+    relay = Relay(tmp_root=str(tmp_path), structured=True, user_mcp=servers)
+    try:
+        assert relay.mcp_waits == 3
+        with open(relay.settings_path, encoding="utf-8") as f:
+            entry = json.load(f)["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+        assert entry["command"].endswith(" UserPromptSubmit wait-mcp 3")
+        assert entry["timeout"] == contract.HOOK_TIMEOUT_SECS + contract.MCP_WAIT_SECS
+        for name in ("structured", "0"):
+            Path(relay.dir, MCP_READY_PREFIX + name).touch()
+        assert relay.mcp_pending() == 1
+        command = entry["command"]
+        proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE)
+        proc.stdin.write(b'{"prompt": "hi"}')  # type: ignore[union-attr]
+        proc.stdin.close()  # type: ignore[union-attr]
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)  # still held: one server is not ready
+        Path(relay.dir, MCP_READY_PREFIX + "1").touch()
+        assert proc.wait(timeout=10) == 0
+        assert relay.mcp_pending() == 0
+    finally:
+        relay.close()
+
+
+def test_a_settled_session_does_not_wait_again(relay: Relay) -> None:
+    """The runner held the first prompt itself (editor delivery): no ready file is
+    looked for again, so later turns go straight in."""
+    relay.mcp_settled()
+    proc = run_hook(relay, "UserPromptSubmit", {"prompt": "hi"})  # 30 s if it waited
+    assert (proc.returncode, proc.stdout) == (0, b""), proc.stderr
 
 
 def test_server_creates_the_stop_file_on_success_or_the_last_rejection(tmp_path: Path) -> None:
