@@ -21,7 +21,7 @@ import pytest
 from conftest import Sandbox, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
-from test_e2e_real import assert_clean, assert_exit, assert_interactive
+from test_e2e_real import assert_clean, assert_exit, assert_interactive, entrypoints
 
 from claude_print import flags, release
 
@@ -151,6 +151,17 @@ def _user_scope_server(sandbox: Sandbox) -> None:
     seed = json.loads(path.read_text())
     seed["mcpServers"] = {"other": _echo_server(sandbox.tmp / "other.log")}
     path.write_text(json.dumps(seed))
+
+
+def transcript_count(kind: str) -> Effect:
+    """How many records of the session's transcript are `kind` attachments."""
+
+    def read(run: Run) -> int:
+        [path] = [p for p in run.sandbox.transcripts() if p.stem == run.out["session_id"]]
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return sum((r.get("attachment") or {}).get("type") == kind for r in records)
+
+    return read
 
 
 AGENTS = json.dumps({"zebra-agent": {"description": "Zebra things", "prompt": "You are zebra Z9."}})
@@ -287,7 +298,28 @@ CASES = [
         lambda run: len(list((run.sandbox.home / ".claude" / "debug").glob("*.txt"))) > 0,
         True,
     ),
+    Case(
+        "--system-prompt-snapshot",
+        lambda d: ["--system-prompt-snapshot", "off"],
+        "{marker}",
+        transcript_count("prompt_snapshot"),
+        0,  # "on" (the default of 2.1.331) records one per request
+    ),
+    Case(
+        "--permission-prompts",
+        lambda d: ["--permission-prompts", "none"],
+        "{marker} [[tool:Bash:touch TMP/{who}-asked]]",
+        lambda run: (denied(run), (run.sandbox.tmp / f"{run.who}-asked").exists()),
+        (["Bash"], False),  # nobody to ask: what would ask is denied
+    ),
     # No effect this sandbox can show: the request and the result stay claude -p's.
+    Case("--ax-screen-reader", lambda d: ["--ax-screen-reader"], "{marker}", same_request),
+    Case(
+        "--exclude-dynamic-system-prompt-sections",
+        lambda d: ["--exclude-dynamic-system-prompt-sections"],
+        "{marker}",
+        same_request,  # claude -p moves those sections out of the system prompt: caching only
+    ),
     Case("--brief", lambda d: ["--brief"], "{marker}", same_request),
     Case("--chrome", lambda d: ["--chrome"], "{marker}", same_request),
     Case("--no-chrome", lambda d: ["--no-chrome"], "{marker}", same_request),
@@ -377,6 +409,32 @@ def test_a_permission_dialog_no_hook_answers_fails_fast(real_claude: str, sandbo
         assert_exit(ours, 0)
         assert_exit(theirs, 0)
         assert json.loads(ours.stdout)["result"] == json.loads(theirs.stdout)["result"]
+    assert_clean(sandbox)
+
+
+def test_resume_by_id_like_claude_p(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
+) -> None:
+    """--resume ID: the same session goes on, with its history in the next request."""
+    first = run_claude_p(sandbox, real_claude, ["--output-format", "json", "remember zebra 42"])
+    assert_exit(first, 0)
+    original = json.loads(first.stdout)["session_id"]
+    seen = []
+    for who in ("ours", "theirs"):
+        args = ["--output-format", "json", "--resume", original, f"{who} resumed"]
+        if who == "ours":
+            proc = run_claude_print(sandbox, args, binary=real_claude)
+        else:
+            proc = run_claude_p(sandbox, real_claude, args)
+        assert_exit(proc, 0)
+        out = json.loads(proc.stdout)
+        history = requests_of(fake_api, f"{who} resumed")[0]["user_texts"]
+        seen.append((out["session_id"], out["subtype"], any("zebra 42" in t for t in history)))
+    assert seen == [(original, "success", True)] * 2
+    # Both turns went into the one transcript, ours as an interactive session.
+    [path] = [p for p in sandbox.transcripts() if p.stem == original]
+    assert "ours resumed" in path.read_text() and "theirs resumed" in path.read_text()
+    assert "cli" in set(entrypoints(path))
     assert_clean(sandbox)
 
 
