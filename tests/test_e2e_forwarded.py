@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
-from conftest import Sandbox, run_claude_p, run_claude_print
+from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
-from test_e2e_real import assert_clean, assert_exit, assert_interactive, entrypoints
+from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
 from claude_print import flags, release
 
