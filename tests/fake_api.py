@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import http.server
+import io
 import json
 import os
 import re
@@ -54,6 +55,7 @@ import sys
 import threading
 import time
 import uuid
+import zipfile
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -302,6 +304,20 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     return ("text", f"ACK {len(prompt)} {digest}")
 
 
+PLUGIN_ZIP_PATH = "/plugins/zebra.zip"
+PLUGIN_COMMAND_TEXT = "Count the stripes QX8."
+
+
+def plugin_zip() -> bytes:
+    """A plugin named zebra with one slash command, /zebra:stripes, as a .zip."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(".claude-plugin/plugin.json", json.dumps({"name": "zebra", "version": "1.0.0"}))
+        command = f"---\ndescription: stripes\n---\n{PLUGIN_COMMAND_TEXT}\n"
+        z.writestr("commands/stripes.md", command)
+    return out.getvalue()
+
+
 def usage(input_tokens: int, output_tokens: int) -> Dict[str, Any]:
     return {
         "input_tokens": input_tokens,
@@ -454,6 +470,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._hit("get")
+        if self.path.split("?")[0] == PLUGIN_ZIP_PATH:  # for --plugin-url
+            data = plugin_zip()
+            self.send_response(200)
+            self.send_header("content-type", "application/zip")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         self._json(200, {"data": [], "has_more": False})
 
     def do_HEAD(self) -> None:

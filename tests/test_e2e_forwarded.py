@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
-from fake_api import FakeApiServer
+from fake_api import PLUGIN_COMMAND_TEXT, PLUGIN_ZIP_PATH, FakeApiServer
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
 from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
@@ -272,6 +272,13 @@ CASES = [
         prepare=_user_scope_server,
     ),
     Case(
+        "--plugin-url",
+        lambda d: ["--plugin-url", "API_URL" + PLUGIN_ZIP_PATH],  # served by the fake API
+        "/zebra:stripes {marker}",
+        request_text(PLUGIN_COMMAND_TEXT),
+        True,
+    ),
+    Case(
         "--restricted",
         lambda d: ["--restricted"],
         "{marker}",
@@ -344,7 +351,7 @@ def run_case(
 ) -> Tuple[Run, Any]:
     scratch = sandbox.tmp / "case"
     scratch.mkdir(exist_ok=True)
-    words = case.words(scratch)
+    words = [word.replace("API_URL", sandbox.api_url) for word in case.words(scratch)]
     marker = f"{who} case {case.flag}"
     prompt = (
         case.prompt.replace("{marker}", marker)
