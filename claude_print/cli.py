@@ -48,6 +48,7 @@ class Options(NamedTuple):
     replay_user_messages: bool = False  # stream-json input: echo each user message back
     betas: Tuple[str, ...] = ()  # --betas: the TUI gets them in ANTHROPIC_BETAS
     mcp_configs: Tuple[str, ...] = ()  # --mcp-config: stdio servers gated (mcp_gate)
+    files: Tuple[str, ...] = ()  # --file: downloaded by claude-print (file_downloads)
 
 
 GROUP_TITLES = {
@@ -147,6 +148,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--permission-prompts": {"choices": ("host", "none")},
         "--betas": {"action": "extend", "default": []},
         "--mcp-config": {"action": "extend", "default": []},
+        "--file": {"action": "extend", "default": []},
     }
 
 
@@ -382,6 +384,7 @@ def parse_options(
         replay_user_messages=bool(args.replay_user_messages),
         betas=tuple(args.betas),
         mcp_configs=tuple(args.mcp_config),
+        files=tuple(args.file),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(

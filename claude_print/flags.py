@@ -121,7 +121,6 @@ FLAGS: Tuple[Flag, ...] = (
     _fwd(["--brief"], note="the SendUserMessage tool"),
     _fwd(["--chrome"], note="Claude in Chrome"),
     _fwd(["--no-chrome"], note="no Claude in Chrome"),
-    _fwd(["--file"], SOME, "files to download at start-up", metavar="SPECS"),
     _fwd(
         ["--restricted"], note="no code-running tools; --settings hooks still fire", since="2.1.248"
     ),
@@ -168,6 +167,13 @@ FLAGS: Tuple[Flag, ...] = (
         "MCP servers (files or JSON); stdio servers start through a gate and the prompt "
         "waits for their tools, as claude -p waits (the TUI connects in the background)",
         metavar="CONFIGS",
+    ),
+    _emu(
+        ["--file"],
+        SOME,
+        "Files API downloads into <cwd>/<session id>/uploads, done by claude-print (the "
+        "TUI names the folder after a session id it then drops)",
+        metavar="SPECS",
     ),
     _emu(
         ["--no-session-persistence"],

@@ -225,6 +225,7 @@ class Session:
         self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
         self.mcp_ready_at: Optional[float] = None  # the MCP servers' tools were listed
         self.mcp_settled = False  # the first prompt has waited for them
+        self.files_done = False  # --file downloads made
         # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
         self.reports_hooks = options.output_format == "stream-json"
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
@@ -313,6 +314,12 @@ class Session:
         too_new = flags.too_new(self.options.forwarded, self.claude_version)
         if too_new:
             raise ClaudePrintError(too_new)
+        if self.options.files:
+            from claude_print import file_downloads
+
+            if not os.environ.get(file_downloads.TOKEN_VAR):
+                raise ClaudePrintError(file_downloads.NO_TOKEN, EXIT_ASSISTANT_ERROR)
+            self._download_files(self._files_session())
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
         asking: Tuple[str, ...] = (
             (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
@@ -640,6 +647,23 @@ class Session:
                 lines,
             )
         return None
+
+    def _files_session(self) -> Optional[str]:
+        """The session --file downloads go to, if known before the TUI starts: ours, or
+        the resumed one (a fork's new id comes with the first hook)."""
+        words = self.options.forwarded
+        if self.session_id is None and "--resume" in words and "--fork-session" not in words:
+            return words[words.index("--resume") + 1]
+        return self.session_id
+
+    def _download_files(self, session_id: Optional[str]) -> None:
+        if not self.options.files or session_id is None or self.files_done:
+            return
+        self.files_done = True
+        from claude_print import file_downloads  # urllib: only when asked for
+
+        specs = file_downloads.parse_specs(self.options.files, self.trace)
+        file_downloads.download_all(specs, session_id, self.cwd, os.environ, self.trace)
 
     def _awaiting_mcp(self, now: float) -> bool:
         """`claude -p` connects MCP servers before its first request, the TUI in the
@@ -1171,6 +1195,7 @@ class Session:
         payload = event.payload
         if self.session_id is None and isinstance(payload.get("session_id"), str):
             self.session_id = payload["session_id"]
+            self._download_files(self.session_id)
         reported = payload.get("transcript_path")
         if isinstance(reported, str) and (self.tail is None or self.tail.path != reported):
             # The hook knows where the transcript really is; our guess may differ

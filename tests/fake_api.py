@@ -304,6 +304,14 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     return ("text", f"ACK {len(prompt)} {digest}")
 
 
+MISSING_FILE_ID = "file_missing"  # the Files API answers 404 for it
+
+
+def file_content(file_id: str) -> bytes:
+    """What the Files API serves for a file id (--file)."""
+    return f"content of {file_id}\n".encode()
+
+
 PLUGIN_ZIP_PATH = "/plugins/zebra.zip"
 PLUGIN_COMMAND_TEXT = "Count the stripes QX8."
 
@@ -470,15 +478,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._hit("get")
-        if self.path.split("?")[0] == PLUGIN_ZIP_PATH:  # for --plugin-url
-            data = plugin_zip()
-            self.send_response(200)
-            self.send_header("content-type", "application/zip")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        path = self.path.split("?")[0]
+        match = re.fullmatch(r"/v1/files/([^/]+)/content", path)
+        if match:  # the Files API, for --file
+            if match.group(1) == MISSING_FILE_ID:
+                error = {"type": "not_found_error", "message": "File not found"}
+                self._json(404, {"type": "error", "error": error})
+                return
+            self._bytes(200, file_content(match.group(1)), "application/octet-stream")
+            return
+        if path == PLUGIN_ZIP_PATH:  # for --plugin-url
+            self._bytes(200, plugin_zip(), "application/zip")
             return
         self._json(200, {"data": [], "has_more": False})
+
+    def _bytes(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_HEAD(self) -> None:
         # Connectivity checks: `HEAD /` (2.1.197) and `HEAD /api/hello` (2.1.330).

@@ -19,11 +19,17 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
-from fake_api import PLUGIN_COMMAND_TEXT, PLUGIN_ZIP_PATH, FakeApiServer
+from fake_api import (
+    MISSING_FILE_ID,
+    PLUGIN_COMMAND_TEXT,
+    PLUGIN_ZIP_PATH,
+    FakeApiServer,
+    file_content,
+)
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
 from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
-from claude_print import flags, release
+from claude_print import file_downloads, flags, release
 
 pytestmark = pytest.mark.e2e
 
@@ -466,4 +472,37 @@ def test_fork_session_like_claude_p(
         if who == "ours":
             assert_interactive(sandbox, session)
     assert forks == [(True, True), (True, True)]
+    assert_clean(sandbox)
+
+
+def test_file_downloads_like_claude_p(real_claude: str, sandbox: Sandbox) -> None:
+    """--file: each file in <cwd>/<session id>/uploads, bad specs and a missing file
+    skipped, the run a success; without a session token, exit 1 before anything runs."""
+    specs = ["--file", f"{MISSING_FILE_ID}:m.txt", "file_b:sub/b.txt file_c:/uploads/c.txt"]
+    specs += ["bad:", "file_d:../up.txt"]
+    token = {file_downloads.TOKEN_VAR: "tok"}
+    found = []
+    for who in ("ours", "theirs"):
+        before = set(sandbox.project.iterdir())
+        args = ["--output-format", "json", *specs, "--", f"{who} files"]
+        if who == "ours":
+            proc = run_claude_print(sandbox, args, binary=real_claude, env=token)
+        else:
+            proc = run_claude_p(sandbox, real_claude, args, env=token)
+        assert_exit(proc, 0)
+        [folder] = set(sandbox.project.iterdir()) - before
+        uploads = folder / "uploads"
+        files = {str(p.relative_to(uploads)): p.read_bytes() for p in uploads.rglob("*.txt")}
+        # claude -p 2.1.197 with stdin from /dev/null names the folder after another id.
+        found.append((files, folder.name == json.loads(proc.stdout)["session_id"] or who))
+    contents = {"sub/b.txt": file_content("file_b"), "c.txt": file_content("file_c")}
+    assert found[0] == (contents, True)
+    assert found[1][0] == contents
+    args = ["--output-format", "json", "--file", "file_b:b.txt", "--", "no token"]
+    ours = run_claude_print(sandbox, args, binary=real_claude)
+    theirs = run_claude_p(sandbox, real_claude, args)
+    assert_exit(ours, 1)
+    assert_exit(theirs, 1)
+    for proc in (ours, theirs):
+        assert file_downloads.NO_TOKEN.encode() in proc.stderr, proc.stderr
     assert_clean(sandbox)
