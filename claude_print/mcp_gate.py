@@ -31,11 +31,9 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-# The gate's whole program (see mcp_structured.BOOT: checkout, shiv cache or .pyz).
-BOOT = (
-    "import sys;sys.path.insert(0,sys.argv[1]);"
-    "from claude_print.mcp_gate import main;sys.exit(main(sys.argv[2:]))"
-)
+from claude_print.mcp_structured import boot_program, package_parent
+
+BOOT = boot_program("claude_print.mcp_gate")  # the gate's whole program
 STDIO = "stdio"
 
 
@@ -68,8 +66,6 @@ def is_stdio(server: Dict[str, Any]) -> bool:
 
 
 def gate_command(ready_path: str, command: str, args: Sequence[str]) -> List[str]:
-    from claude_print.mcp_structured import package_parent
-
     return [sys.executable, "-S", "-c", BOOT, package_parent(), ready_path, "--", command, *args]
 
 

@@ -79,12 +79,18 @@ DETAILED_FROM = (2, 1, 260)
 PROTOCOL_VERSION = "2025-06-18"  # answered when the client asks for none
 SERVER_VERSION = "1"
 
-# The server's whole program: the package parent goes first on sys.path so the
-# package is found in a checkout, shiv's cache or the .pyz itself.
-BOOT = (
-    "import sys;sys.path.insert(0,sys.argv[1]);"
-    "from claude_print.mcp_structured import main;sys.exit(main(sys.argv[2:]))"
-)
+
+def boot_program(module: str) -> str:
+    """`python -c` text that runs `module`'s main(argv[2:]): the package parent (argv[1])
+    goes first on sys.path so the package is found in a checkout, shiv's cache or the
+    .pyz itself."""
+    return (
+        "import sys;sys.path.insert(0,sys.argv[1]);"
+        f"from {module} import main;sys.exit(main(sys.argv[2:]))"
+    )
+
+
+BOOT = boot_program("claude_print.mcp_structured")  # the server's whole program
 
 
 def package_parent() -> str:

@@ -352,6 +352,18 @@ CASES = [
 ]
 
 
+def run_as(
+    who: str, sandbox: Sandbox, binary: str, args: List[str], env: Optional[Dict[str, str]] = None
+) -> Any:
+    """claude-print ("ours") or `claude -p` ("theirs") with the same arguments; exit 0."""
+    if who == "ours":
+        proc = run_claude_print(sandbox, args, binary=binary, env=env)
+    else:
+        proc = run_claude_p(sandbox, binary, args, env=env)
+    assert_exit(proc, 0)
+    return proc
+
+
 def run_case(
     sandbox: Sandbox, fake_api: FakeApiServer, binary: str, case: Case, who: str
 ) -> Tuple[Run, Any]:
@@ -367,11 +379,7 @@ def run_case(
         .replace("PROJECT", str(sandbox.project))
     )
     args = ["--output-format", "json", *words, "--", prompt]
-    if who == "ours":
-        proc = run_claude_print(sandbox, args, binary=binary, env=dict(case.env))
-    else:
-        proc = run_claude_p(sandbox, binary, args, env=dict(case.env))
-    assert_exit(proc, 0)
+    proc = run_as(who, sandbox, binary, args, dict(case.env))
     out = json.loads(proc.stdout)
     run = Run(who, marker, out, requests_of(fake_api, marker) or [{}], sandbox, fake_api, words)
     effect = case.effect(run)  # now: the next run may change what it reads (hook marks)
@@ -435,11 +443,7 @@ def test_resume_by_id_like_claude_p(
     seen = []
     for who in ("ours", "theirs"):
         args = ["--output-format", "json", "--resume", original, f"{who} resumed"]
-        if who == "ours":
-            proc = run_claude_print(sandbox, args, binary=real_claude)
-        else:
-            proc = run_claude_p(sandbox, real_claude, args)
-        assert_exit(proc, 0)
+        proc = run_as(who, sandbox, real_claude, args)
         out = json.loads(proc.stdout)
         history = requests_of(fake_api, f"{who} resumed")[0]["user_texts"]
         seen.append((out["session_id"], out["subtype"], any("zebra 42" in t for t in history)))
@@ -461,11 +465,7 @@ def test_fork_session_like_claude_p(
     forks = []
     for who in ("ours", "theirs"):
         args = ["--output-format", "json", "--resume", original, "--fork-session", f"{who} fork"]
-        if who == "ours":
-            proc = run_claude_print(sandbox, args, binary=real_claude)
-        else:
-            proc = run_claude_p(sandbox, real_claude, args)
-        assert_exit(proc, 0)
+        proc = run_as(who, sandbox, real_claude, args)
         session = json.loads(proc.stdout)["session_id"]
         history = requests_of(fake_api, f"{who} fork")[0]["user_texts"]
         forks.append((session != original, any("remember zebra 41" in t for t in history)))
@@ -485,18 +485,14 @@ def test_file_downloads_like_claude_p(real_claude: str, sandbox: Sandbox) -> Non
     for who in ("ours", "theirs"):
         before = set(sandbox.project.iterdir())
         args = ["--output-format", "json", *specs, "--", f"{who} files"]
-        if who == "ours":
-            proc = run_claude_print(sandbox, args, binary=real_claude, env=token)
-        else:
-            proc = run_claude_p(sandbox, real_claude, args, env=token)
-        assert_exit(proc, 0)
+        proc = run_as(who, sandbox, real_claude, args, token)
         [folder] = set(sandbox.project.iterdir()) - before
         uploads = folder / "uploads"
         files = {str(p.relative_to(uploads)): p.read_bytes() for p in uploads.rglob("*.txt")}
-        # claude -p 2.1.197 with stdin from /dev/null names the folder after another id.
-        found.append((files, folder.name == json.loads(proc.stdout)["session_id"] or who))
+        found.append((files, folder.name == json.loads(proc.stdout)["session_id"]))
     contents = {"sub/b.txt": file_content("file_b"), "c.txt": file_content("file_c")}
     assert found[0] == (contents, True)
+    # claude -p 2.1.197 with stdin from /dev/null names the folder after another id.
     assert found[1][0] == contents
     args = ["--output-format", "json", "--file", "file_b:b.txt", "--", "no token"]
     ours = run_claude_print(sandbox, args, binary=real_claude)
