@@ -281,18 +281,12 @@ def choose_delivery(options: Options) -> str:
         # an argv prompt goes in by itself, before 2.1.331 has their tools.
         argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
         delivery = "argv" if argv_ok else "editor"
-    if delivery == "paste" and contract.PASTE_END.decode() in options.prompt:
-        raise ClaudePrintError(
-            "the prompt contains the bracketed-paste end marker ESC[201~, so it cannot be "
-            "pasted whole (use --prompt-via argv, up to 128 KiB)"
-        )
-    if delivery == "paste" and options.prompt.startswith(contract.SHELL_MODE_PREFIX):
-        # Pasted, it would switch the input box to shell mode and Enter would run it here.
-        raise ClaudePrintError(
-            "the prompt starts with '!', which Claude Code's input box takes as a shell "
-            "command to run on this machine; it cannot be pasted (use --prompt-via argv, "
-            "which shows it in the process list, or start the prompt with another character)"
-        )
+    if delivery == "paste":
+        from claude_print.delivery import paste_refusal
+
+        refusal = paste_refusal(options.prompt)
+        if refusal is not None:
+            raise ClaudePrintError(refusal)
     return delivery
 
 

@@ -226,6 +226,9 @@ class Facts(NamedTuple):
     sdk_session_keys: bool
     # ... and `sandbox_enabled` after `analytics_disabled`.
     sdk_sandbox_key: bool
+    # The input box turns CR, VT, FF, NEL, LS and PS into "\n" and drops other control
+    # characters (C0 but tab and newline, DEL, C1, the BOM) from loaded or pasted text.
+    sanitizes_controls: bool
 
 
 class Change(NamedTuple):
@@ -245,6 +248,7 @@ BASELINE = Facts(
     limit_terminal_reasons=False,
     sdk_session_keys=False,
     sdk_sandbox_key=False,
+    sanitizes_controls=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -277,6 +281,13 @@ CHANGES: Tuple[Change, ...] = (
         "puts 'No, exit' first and under the caret (screens are read by structure and "
         "answered one key at a time, so nothing else changes)",
         {},
+    ),
+    Change(
+        "2.1.277",
+        "the input box drops control characters (C0 but tab and newline, DEL, C1, the BOM) "
+        "from loaded and pasted text and turns CR, CRLF, VT, FF, NEL, LS and PS into '\\n' "
+        "(bisected: 2.1.276 keeps them); the positional argument is untouched",
+        {"sanitizes_controls": True},
     ),
     Change(
         "2.1.290",

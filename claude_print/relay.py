@@ -94,6 +94,8 @@ PROMPT_NAME = "prompt.txt"
 EDITOR_NAME = "editor.sh"
 # The editor the user had, for a tool the model runs after the prompt went in.
 USER_EDITOR_VAR = "CLAUDE_PRINT_USER_EDITOR"
+# The editor script's line on the FIFO once it has handed the staged text over.
+EDITOR_EVENT = "claude-print-editor"
 
 _EDITOR_SCRIPT = """\
 #!/bin/sh
@@ -101,8 +103,10 @@ _EDITOR_SCRIPT = """\
 # prompt is staged, it becomes the box's text; after that the user's own editor runs.
 for file; do :; done
 if [ -f {prompt} ]; then
-  cat {prompt} > "$file"
-  exit $?
+  cat {prompt} > "$file" || exit 1
+  # The TUI loads the file once this script has exited: claude-print's cue for Enter.
+  printf '%s -\\n' {editor_event} > {fifo}
+  exit 0
 fi
 if [ -n "${{{user_editor}:-}}" ]; then
   exec /bin/sh -c "${user_editor} \\"\\$@\\"" sh "$@"
@@ -352,7 +356,12 @@ class Relay:
         try:
             _write_private(
                 editor_path,
-                _EDITOR_SCRIPT.format(prompt=shlex.quote(prompt_path), user_editor=USER_EDITOR_VAR),
+                _EDITOR_SCRIPT.format(
+                    prompt=shlex.quote(prompt_path),
+                    user_editor=USER_EDITOR_VAR,
+                    editor_event=EDITOR_EVENT,
+                    fifo=shlex.quote(self.fifo_path),
+                ),
             )
         except OSError as exc:
             raise ClaudePrintError(f"cannot write the editor script in {self.dir}: {exc}") from exc
@@ -396,6 +405,8 @@ class Relay:
         run = hook_events.read_run(self.dir, words)
         if run is not None:
             return HookEvent(run.phase, run.payload, run=run)
+        if words[0] == EDITOR_EVENT:
+            return HookEvent(EDITOR_EVENT, {})
         name, file_name, *flags = words
         path = os.path.join(self.dir, os.path.basename(file_name))
         reply = None

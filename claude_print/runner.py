@@ -37,6 +37,8 @@ from typing import (
 from claude_print import contract, flags, hook_events, leftovers, permissions, release, screens
 from claude_print.boot import READY, StartupScreens
 from claude_print.cli import Options, choose_delivery, new_session_id
+from claude_print.delivery import DELIVERED, Delivery, normalisation_notes, paste_refusal
+from claude_print.delivery import GRACE as PROMPT_ARRIVAL_GRACE
 from claude_print.emit import Emitter, Finish, Trace, report_failure
 from claude_print.errors import (
     EXIT_ASSISTANT_ERROR,
@@ -48,7 +50,7 @@ from claude_print.errors import (
 from claude_print.hook_events import HookRun, HookWatch
 from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
-from claude_print.relay import ExtraHook, HookEvent, Relay
+from claude_print.relay import EDITOR_EVENT, ExtraHook, HookEvent, Relay
 from claude_print.terminal import Screen
 from claude_print.turn import Turn, denials_with_ids
 
@@ -69,14 +71,7 @@ INTERRUPT_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a 
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
-# Submitted, yet no record of it after this long: the keys were lost.
-PROMPT_ARRIVAL_GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
-# A pasted prompt still in the input box this long after Enter, with the TUI quiet,
-# lost its Enter (seen under CPU load): press it again, a bounded number of times.
-# An extra Enter on the emptied box of a running turn does nothing (measured).
-ENTER_RETRY_AFTER = 2.0
-ENTER_RETRY_QUIET = 0.5
-ENTER_PRESSES = 4
+EXACT_HINT = " (use --prompt-via argv for a byte-exact prompt, up to 128 KiB)"
 SLASH_HINT = (
     "; a prompt starting with '/' runs a slash command in the TUI, and built-in ones like "
     "/help or /cost start no model turn"
@@ -88,6 +83,8 @@ TAIL_INTERVAL = 0.05
 STOP_SUMMARY_WAIT = 1.0  # --include-hook-events: how long a Stop waits for the hooks' summary
 STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialog no hook answers
 TEARDOWN_GRACE = 2.0
+# After Stop, a TUI this quiet is read off the screen: idle there, the turn is over.
+STOP_CLOSE_QUIET = 1.5
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
 # ~4 s with 20 at once, measured): how long the result waits for it.
 COST_STATE_WAIT = 5.0
@@ -133,33 +130,6 @@ def build_argv(
     if delivery == "argv":
         argv += ["--", options.prompt]
     return argv
-
-
-def delivery_notes(prompt: str, delivery: str, facts: contract.Facts) -> List[str]:
-    """What the model will receive differently from the prompt, for --verbose."""
-    exact = " (use --prompt-via argv for a byte-exact prompt, up to 128 KiB)"
-    notes = []
-    trailing = len(prompt) - len(prompt.rstrip())
-    if delivery in ("editor", "paste") and trailing:
-        notes.append(
-            f"the input box trims the prompt's {trailing} trailing whitespace character(s)" + exact
-        )
-    if delivery == "paste" and "\t" in prompt:
-        notes.append(
-            f"the prompt has {prompt.count(chr(9))} tab(s): a paste turns each into four "
-            "spaces" + exact
-        )
-    if delivery == "paste" and facts.paste_wraps and (len(prompt) > 800 or prompt.count("\n") > 2):
-        notes.append(
-            f"Claude Code {facts.version or '(this release)'} hands a paste this large to the "
-            "model inside <pasted_content> tags (--prompt-via editor does not)"
-        )
-    return notes
-
-
-def paste_keys(prompt: str) -> bytes:
-    """The prompt as one bracketed paste (Enter follows once the input box shows it)."""
-    return contract.PASTE_START + prompt.encode("utf-8") + contract.PASTE_END
 
 
 class Session:
@@ -209,6 +179,7 @@ class Session:
         self.last_key = started
         self.screens = StartupScreens(self.wants_bypass, self._screen_error, trace)
         self.turn = Turn(options.prompt, self.delivery, started)
+        self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.turns = 0  # results emitted
         self.model = options.model or ""  # the model in use, once known
         self.spent_usd = 0.0  # the session's cost and model usage over its results
@@ -325,6 +296,9 @@ class Session:
             (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
         )
         sdk_hooks: List[ExtraHook] = []
+        if self.delivery != "argv" or self.channel is not None:
+            # Each typed-in prompt is held against the one intended before it is sent.
+            asking += (contract.HOOK_USER_PROMPT_SUBMIT,)
         if self.channel is not None:
             self._await_initialize()
             asking += self.channel.asking_hooks()
@@ -374,8 +348,8 @@ class Session:
         source = "stdin, stream-json" if self.multi_turn else self.options.prompt_source
         self.trace(f"relay dir {self.relay.dir}; prompts via {self.delivery} ({source})")
         if not self.multi_turn:
-            for note in delivery_notes(self.options.prompt, self.delivery, self.facts):
-                self.trace(note)
+            for note in normalisation_notes(self.options.prompt, self.delivery, self.facts):
+                self.trace(note + ("" if self.delivery == "argv" else EXACT_HINT))
         env = child_environment(os.environ, self.options.betas)
         scrubbed = scrubbed_names(os.environ)
         if scrubbed:
@@ -481,7 +455,20 @@ class Session:
             self.relay.new_turn()
         if turn.submitted_at is None:
             self.rendering = True
+            refusal = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
+            if refusal is not None:  # stream-json input: its text would act as keys
+                return self._refuse_turn(turn, refusal)
+            self.delivering = Delivery(
+                turn.prompt,
+                turn.delivery,
+                self.facts,
+                self._stage_prompt,
+                self._screen_error,
+                self.trace,
+                time.monotonic(),
+            )
             self._pump(self._deliver_step)
+            self.delivering = None
         self.rendering = False
         code = self._pump(self._turn_step)
         turn.done = True
@@ -593,60 +580,27 @@ class Session:
     # --- turn: deliver the prompt ------------------------------------------
 
     def _deliver_step(self, now: float) -> Optional[bool]:
-        """Editor or paste: load the prompt into the input box, then press Enter."""
-        turn = self.turn
+        """Editor or paste: load the prompt, press Enter, until UserPromptSubmit shows it."""
+        delivering = self.delivering
+        assert delivering is not None
         if self.pending_keys or self.outbox:
             return None
-        lines = self._lines()
-        if turn.pasted_at is None and self._clear_box(lines, now):
+        if delivering.loading_at is None and self._awaiting_mcp(now):
             return None
-        if turn.pasted_at is None and self._awaiting_mcp(now):
+        outcome = delivering.step(now, self._lines, self.last_output, self.last_key)
+        if isinstance(outcome, bytes):
+            self.pending_keys.append(outcome)
             return None
-        if turn.pasted_at is None:
-            if screens.classify(lines).kind != "ready":
-                # Between turns the box may still be redrawing; it must come back.
-                self._give_up_after_grace(
-                    turn.started,
-                    now,
-                    "Claude Code's input box did not come back",
-                    lines,
-                    " after the last turn",
-                )
-                return None
-            turn.pasted_at = now
-            assert self.relay is not None
-            if self.delivery == "editor":
-                self.relay.stage_prompt(turn.prompt)
-                self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-                self.trace(f"input box ready; loading {len(turn.prompt)} chars with Ctrl+G")
-            else:
-                self.pending_keys.append(paste_keys(turn.prompt))
-                self.trace(f"input box ready; pasting {len(turn.prompt)} chars")
+        if outcome != DELIVERED:
             return None
-        # Enter only once the input box shows the prompt: an Enter that races a large
-        # paste under load can be lost.
-        if screens.input_box_text(lines):
-            self.trace(f"the input box shows the prompt ({self.delivery}); pressing Enter")
-            if self.delivery == "editor" and self.relay is not None:
-                self.relay.unstage_prompt()
-            self._press_enter(now)
-            if self.multi_turn and self.emitter.streams_events and self.model:
-                self._emit_init(self.model)  # as the CLI does at the start of each turn
-            return True
-        if (
-            self.delivery == "editor"
-            and now - max(self.last_key, self.last_output) >= ENTER_RETRY_AFTER
-        ):
-            self.trace("the input box is still empty; pressing Ctrl+G again")
-            self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-        else:
-            self._give_up_after_grace(
-                turn.pasted_at,
-                now,
-                "the pasted prompt did not show in Claude Code's input box",
-                lines,
-            )
-        return None
+        self.turn.submitted_at = now
+        if self.multi_turn and self.emitter.streams_events and self.model:
+            self._emit_init(self.model)  # as the CLI does at the start of each turn
+        return True
+
+    def _stage_prompt(self, text: str) -> None:
+        assert self.relay is not None
+        self.relay.stage_prompt(text)
 
     def _files_session(self) -> Optional[str]:
         """The session --file downloads go to, if known before the TUI starts: ours, or
@@ -686,41 +640,6 @@ class Session:
         self.mcp_settled = True
         return False
 
-    def _give_up_after_grace(
-        self, since: float, now: float, what: str, lines: List[str], after: str = ""
-    ) -> None:
-        if now - since >= PROMPT_ARRIVAL_GRACE:
-            raise self._screen_error(f"{what} within {PROMPT_ARRIVAL_GRACE:g}s{after}", lines)
-
-    def _clear_box(self, lines: List[str], now: float) -> bool:
-        """Text left in the input box (an interrupted prompt put back): replace it with
-        nothing through the editor key first. True while that is under way."""
-        turn = self.turn
-        leftover = screens.input_box_text(lines)
-        if not leftover or not screens.is_idle(lines):
-            return False
-        if (
-            turn.cleared_at is None
-            or now - max(self.last_key, self.last_output) >= ENTER_RETRY_AFTER
-        ):
-            assert self.relay is not None
-            self.trace(f"the input box holds {len(leftover)} chars from before; clearing it")
-            self.relay.stage_prompt("")
-            self.pending_keys.append(contract.KEY_EXTERNAL_EDITOR)
-            turn.cleared_at = now
-        elif now - turn.cleared_at >= PROMPT_ARRIVAL_GRACE:
-            raise self._screen_error("could not clear Claude Code's input box", lines)
-        return True
-
-    def _press_enter(self, now: float) -> None:
-        # At once, not after the quiet gap: the box showing the paste is the frame this
-        # key answers, and the TUI is quiet once it is drawn anyway (the gap cost 50 ms).
-        turn = self.turn
-        turn.submitted_at = turn.submitted_at or now
-        turn.enter_presses += 1
-        self.outbox += contract.KEY_ENTER
-        self.last_key = now
-
     # --- turn: await the hook, read the transcript, emit --------------------
 
     def _turn_step(self, now: float) -> Optional[int]:
@@ -732,6 +651,8 @@ class Session:
             gone = self.child.eof or self.child.returncode() is not None
             if not gone and (self.hook_watch.running(now) or self._stop_hooks_pending(now)):
                 return None  # claude -p reports the user's Stop hooks before the result
+            if not gone and self._turn_goes_on(now):
+                return None
             return self._try_finish(force=gone or now >= turn.settle_until)
         if turn.interrupt_at is not None:
             code = self._interrupted_turn(now)
@@ -760,6 +681,23 @@ class Session:
                     self._lines(),
                 )
         return None
+
+    def _turn_goes_on(self, now: float) -> bool:
+        """After Stop, the TUI still runs the other Stop hooks, and one that blocks sends
+        the turn on (its reason goes to the model, as in `claude -p`). The turn is over
+        once the transcript closes it (`turn_duration`, written after every Stop hook);
+        a TUI quiet and idle without one has drifted: finish with what there is."""
+        turn = self.turn
+        if turn.stop_event is None or turn.stop_event.name != contract.HOOK_STOP:
+            return False
+        self._poll_tail()
+        if self._summary().turn_closed:
+            return False
+        if now - self.last_output < STOP_CLOSE_QUIET or not screens.is_idle(self._lines()):
+            turn.settle_until = now + TRANSCRIPT_SETTLE
+            return True
+        self.trace("Stop came and the TUI is idle, but no turn_duration record closed the turn")
+        return False
 
     def _stop_hooks_pending(self, now: float) -> bool:
         """--include-hook-events: the user's Stop hooks run beside ours, and a run that
@@ -802,9 +740,6 @@ class Session:
             or turn.submitted_at is None
         ):
             return
-        if self._enter_lost(now):
-            self.trace("the prompt is still in the input box; pressing Enter again")
-            self._press_enter(now)
         if now - turn.submitted_at >= PROMPT_ARRIVAL_GRACE:
             hint = SLASH_HINT if turn.prompt.startswith("/") else ""
             raise self._screen_error(
@@ -812,16 +747,6 @@ class Session:
                 f"(no transcript at {self.tail.path}{hint})",
                 self._lines(),
             )
-
-    def _enter_lost(self, now: float) -> bool:
-        return (
-            self.turn.delivery in ("editor", "paste")
-            and self.turn.enter_presses < ENTER_PRESSES
-            and not (self.pending_keys or self.outbox)
-            and now - self.last_key >= ENTER_RETRY_AFTER
-            and now - self.last_output >= ENTER_RETRY_QUIET
-            and bool(screens.input_box_text(self._lines()))
-        )
 
     def _turn_over(self) -> None:
         """The turn is on disk: a one-shot run lets the TUI shut down while we print.
@@ -1190,6 +1115,12 @@ class Session:
 
     def _on_hook(self, event: HookEvent, now: float) -> None:
         turn = self.turn
+        if event.name == EDITOR_EVENT:
+            if self.relay is not None:
+                self.relay.unstage_prompt()  # a later $EDITOR (a tool the model runs) is the user's
+            if self.delivering is not None:
+                self.delivering.editor_done(now)
+            return
         turn.hooks_seen += 1
         self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
         payload = event.payload
@@ -1212,10 +1143,11 @@ class Session:
                 {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
             )
             return
-        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE) and not turn.stop_event:
-            # Stop fires before the TUI's write queue has flushed the turn: from here
-            # the loop goes on (reading the PTY, so the TUI never blocks on it) until
-            # the transcript holds the whole turn.
+        if event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE):
+            # Each Stop counts: a user's Stop hook that blocked the last one sent the
+            # turn on (`_turn_goes_on`). Stop fires before the TUI's write queue has
+            # flushed the turn: from here the loop goes on (reading the PTY, so the TUI
+            # never blocks on it) until the transcript holds the whole turn.
             turn.stop_event = event
             turn.stop_at = time.monotonic()
             turn.settle_until = turn.stop_at + TRANSCRIPT_SETTLE
@@ -1254,6 +1186,8 @@ class Session:
                     waiting.append((event, arrived))
                 else:
                     self._ask_can_use_tool(event, tool_use_id or "")
+            elif event.name == contract.HOOK_USER_PROMPT_SUBMIT:
+                self._confirm_prompt(event)
             elif event.name == contract.HOOK_PRE_TOOL_USE:
                 if self._awaits_tool_use(event) and settling:
                     waiting.append((event, arrived))
@@ -1262,6 +1196,20 @@ class Session:
             else:
                 self._answer(event, None)  # nothing of ours asks about other events
         self.asks = waiting
+
+    def _confirm_prompt(self, event: HookEvent) -> None:
+        """The prompt the TUI is about to send: ours, or blocked before any request."""
+        delivering = self.delivering
+        if delivering is None or delivering.confirmed:
+            self._answer(event, None)  # not a prompt of ours (the TUI's own follow-up)
+            return
+        sent = event.payload.get("prompt")
+        problem = delivering.submitted(sent if isinstance(sent, str) else "")
+        if problem is None:
+            self._answer(event, None)
+            return
+        self._answer(event, {"decision": "block", "reason": f"claude-print: {problem}"})
+        raise ClaudePrintError(f"the prompt was not sent: {problem}")
 
     def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
         assert self.relay is not None
@@ -1547,4 +1495,4 @@ def run(options: Options) -> int:
         session.close()
 
 
-__all__ = ["Emitter", "Session", "Trace", "build_argv", "delivery_notes", "report_failure", "run"]
+__all__ = ["Emitter", "Session", "Trace", "build_argv", "report_failure", "run"]

@@ -21,10 +21,7 @@ class Turn:
         self.started = started  # what `duration_ms` counts from
         # The session's records before this index belong to earlier turns.
         self.first_record = first_record
-        # editor/paste: keys sent, waiting for the input box to show the prompt
-        self.pasted_at: Optional[float] = None
         self.submitted_at: Optional[float] = None  # Enter pressed (argv: it submitted itself)
-        self.enter_presses = 0
         self.hooks_seen = 0
         self.stop_event: Optional[HookEvent] = None  # Stop or StopFailure: the turn is over
         self.stop_at = 0.0  # when Stop or StopFailure came
@@ -34,7 +31,6 @@ class Turn:
         self.budget_spent = False
         self.interrupt_at: Optional[float] = None  # an SDK `interrupt`: Esc was sent
         self.init_sent = False
-        self.cleared_at: Optional[float] = None  # leftover input box text being cleared
         self.done = False  # its result is out
         self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
         self.dialog_checked = 0.0  # the quiet spell whose screen was last read for a dialog

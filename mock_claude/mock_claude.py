@@ -106,6 +106,8 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 VERSION = os.environ.get("MOCK_CLAUDE_VERSION", "2.1.197")
+# What JavaScript's trimEnd() strips (Python's rstrip() also takes \x1c-\x1f and \x85).
+JS_TRAILING_SPACE = "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$"
 DEFAULT_MODEL = "claude-opus-4-8"
 PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
 SETTING_SOURCES = ("user", "project", "local")
@@ -1251,8 +1253,9 @@ class App:
     def external_editor(self, text: str) -> str:
         """Ctrl+G as measured on 2.1.197-2.1.330: $VISUAL or $EDITOR runs on a temp file
         holding the box's text (the path is its last argument); the file's text comes back
-        as typed text: CR and CRLF become LF, escape characters are dropped, trailing
-        whitespace is trimmed; tabs and a leading "!" stay as they are."""
+        with its trailing whitespace trimmed (JavaScript's trimEnd) and, from 2.1.277 on,
+        its line breaks made LF and its other control characters dropped; tabs and a
+        leading "!" stay as they are (measured on 2.1.197, 2.1.270, 2.1.331)."""
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             return text
@@ -1262,12 +1265,14 @@ class App:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             subprocess.run(["/bin/sh", "-c", editor + ' "$1"', "sh", path], check=False)
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding="utf-8", errors="replace", newline="") as f:
                 loaded = f.read()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        loaded = loaded.replace("\r\n", "\n").replace("\r", "\n").replace("\x1b", "")
-        return loaded.rstrip()
+        if tuple(int(p) for p in VERSION.split(".")[:3]) >= (2, 1, 277):
+            loaded = re.sub("\r\n|[\r\v\f\x85\u2028\u2029]", "\n", loaded)
+            loaded = re.sub("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ufeff]", "", loaded)
+        return re.sub(JS_TRAILING_SPACE, "", loaded)
 
     # -- a turn
 
@@ -1279,6 +1284,9 @@ class App:
             with open(log, "a", encoding="ascii") as f:
                 f.write(base64.b64encode(prompt_bytes).decode("ascii") + "\n")
         prompt = prompt_bytes.decode("utf-8", "replace")
+        if self.prompt_blocked(prompt):
+            self.draw_repl()
+            return
         wrapped = [
             piece
             for text in printable(shown[:20000]).split("\n")
@@ -1298,6 +1306,23 @@ class App:
         self.drain_backlog()
         self.set_status("idle")
         self.draw_repl(new_screen=True)
+
+    def prompt_blocked(self, prompt: str) -> bool:
+        """UserPromptSubmit, as the real one runs it: the payload carries the prompt about
+        to be sent (the `mangle_prompt` scenario changes it first, as a box that lost
+        part of it would); a hook that blocks stops it before any request."""
+        if "mangle_prompt" in self.sc:
+            prompt = prompt[: len(prompt) // 2]
+        payload = self.base_payload(str(uuid.uuid4()), "UserPromptSubmit")
+        payload["prompt"] = prompt
+        for rc, out, _ in self.hooks.run("UserPromptSubmit", dumps(payload)):
+            try:
+                decision = json.loads(out).get("decision") if rc == 0 and out.strip() else None
+            except (ValueError, AttributeError):
+                decision = None
+            if rc == 2 or decision == "block":
+                return True
+        return False
 
     def base_payload(self, prompt_id: str, event: str) -> Dict[str, Any]:
         return {

@@ -101,21 +101,6 @@ def test_no_version_from_a_foreign_package(tmp_path: Path) -> None:
     assert release.installed_version(str(tmp_path / "missing")) is None
 
 
-def test_verbose_says_what_the_model_will_receive_differently() -> None:
-    from claude_print.runner import delivery_notes
-
-    old, new = contract.facts_for("2.1.197"), contract.facts_for("2.1.330")
-    assert delivery_notes("exact", "editor", new) == []
-    assert delivery_notes("a\tb\n", "argv", new) == []
-    [trim] = delivery_notes("a\tb  \n", "editor", new)
-    assert "trims the prompt's 3 trailing whitespace" in trim
-    tabs = delivery_notes("a\tb", "paste", old)
-    assert len(tabs) == 1 and "four spaces" in tabs[0]
-    big = "line\n" * 5 + "end"
-    assert any("<pasted_content>" in n for n in delivery_notes(big, "paste", new))
-    assert not any("<pasted_content>" in n for n in delivery_notes(big, "paste", old))
-
-
 @pytest.mark.parametrize(
     ("version", "budget_reason"),
     [("2.1.197", False), ("2.1.220", False), ("2.1.221", True), ("2.1.330", True)],
