@@ -123,9 +123,10 @@ def build_argv(
     argv += permissions.mode_flags(
         facts,
         asked=options.skip_permissions or options.permission_mode is not None,
-        reads_user_settings=options.inherit_hooks,
+        sources=permissions.setting_sources(options.inherit_hooks, options.forwarded),
         cwd=os.getcwd(),
         environ=os.environ,
+        flag_settings=options.user_settings,
     )
     if delivery == "argv":
         argv += ["--", options.prompt]
