@@ -226,8 +226,8 @@ class Facts(NamedTuple):
     sdk_session_keys: bool
     # ... and `sandbox_enabled` after `analytics_disabled`.
     sdk_sandbox_key: bool
-    # The input box turns CR, VT, FF, NEL, LS and PS into "\n" and drops other control
-    # characters (C0 but tab and newline, DEL, C1, the BOM) from loaded or pasted text.
+    # The TUI turns CR, VT, FF, NEL, LS and PS into "\n" and drops other control
+    # characters (C0 but tab and newline, DEL, C1, the BOM) from every prompt, argv too.
     sanitizes_controls: bool
 
 
@@ -284,9 +284,10 @@ CHANGES: Tuple[Change, ...] = (
     ),
     Change(
         "2.1.277",
-        "the input box drops control characters (C0 but tab and newline, DEL, C1, the BOM) "
-        "from loaded and pasted text and turns CR, CRLF, VT, FF, NEL, LS and PS into '\\n' "
-        "(bisected: 2.1.276 keeps them); the positional argument is untouched",
+        "the TUI drops control characters (C0 but tab and newline, DEL, C1, the BOM) from "
+        "the prompt, loaded, pasted or the positional argument alike, and turns CR, VT, FF, "
+        "NEL, LS and PS into '\\n' (CRLF too, but where every line break is one); bisected: "
+        "2.1.276 keeps them. `claude -p` sends them as given: no way into the TUI keeps them",
         {"sanitizes_controls": True},
     ),
     Change(

@@ -57,16 +57,24 @@ _WRAPPED = re.compile(
 _KEY_STARTERS = re.compile("[\x1b\x80-\x9f]")
 
 
-def sent_form(prompt: str, method: str, facts: contract.Facts) -> str:
-    """The prompt as the input box hands it to the model (without a paste's tags)."""
+def sent_forms(prompt: str, method: str, facts: contract.Facts) -> List[str]:
+    """The prompt as the TUI hands it to the model (without a paste's tags): the forms
+    measured, the first the usual one. 2.1.331 kept the CRLFs of a text whose every line
+    break was one and made all of them LF in a text of mixed breaks: both are taken."""
     text = prompt
     if method == "paste":
         # Typed keys: Enter is CR, so the terminal's CRs are line breaks; nothing is trimmed.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         text = text.replace("\t", contract.PASTE_TAB_REPLACEMENT)
+    forms = [text]
     if facts.sanitizes_controls:
-        text = _CONTROLS.sub("", _BREAKS.sub("\n", text))
-    return text if method == "paste" else _TRAILING.sub("", text)
+        forms = [_CONTROLS.sub("", _BREAKS.sub("\n", text))]
+        if "\r\n" in text:
+            parts = text.split("\r\n")
+            forms.append("\r\n".join(_CONTROLS.sub("", _BREAKS.sub("\n", p)) for p in parts))
+    if method == "editor":
+        forms = [_TRAILING.sub("", form) for form in forms]
+    return forms
 
 
 def check_submitted(sent: str, prompt: str, method: str, facts: contract.Facts) -> Optional[str]:
@@ -76,10 +84,11 @@ def check_submitted(sent: str, prompt: str, method: str, facts: contract.Facts) 
         match = _WRAPPED.match(sent)
         if match:
             sent = match.group(2)
-    expected = _TRAILING.sub("", sent_form(prompt, method, facts))
+    forms = [_TRAILING.sub("", form) for form in sent_forms(prompt, method, facts)]
     sent = _TRAILING.sub("", sent)  # a wrapped paste's last line break is the tag's
-    if sent == expected:
+    if sent in forms:
         return None
+    expected = forms[0]
     at = next(
         (i for i, (a, b) in enumerate(zip(sent, expected)) if a != b),
         min(len(sent), len(expected)),
@@ -93,11 +102,9 @@ def check_submitted(sent: str, prompt: str, method: str, facts: contract.Facts) 
 
 def normalisation_notes(prompt: str, method: str, facts: contract.Facts) -> List[str]:
     """How the model's copy of the prompt differs from it (documented normalisation)."""
-    if method == "argv":
-        return []  # the positional argument arrives byte for byte
     notes = []
     trailing = _TRAILING.search(prompt)
-    if trailing and method == "editor":
+    if trailing and method == "editor":  # argv and paste keep it
         notes.append(
             f"the input box trims the prompt's {len(trailing.group(0))} trailing whitespace "
             "character(s)"

@@ -1,0 +1,225 @@
+"""End to end over the space of prompts users have, against `claude -p` itself.
+
+Each case runs one prompt through claude-print and through the same release's `claude -p`
+at once, each on a fake API of its own, and compares the exit code, the result, and the
+prompt the model received. Prompts are generated over line counts on a log scale with
+the thresholds on both sides (the paste fold at 3 line breaks and 800 characters, the
+50-row window, the box's fold near 1000 lines), line lengths around the 200-column
+window, wide and combining characters, CRLF, tabs, every control character and the
+leading characters the input box treats specially; they go in through argv, stdin,
+--input-file, argv + stdin and stream-json input. The newest release runs the whole
+space, the oldest a sample (every third case).
+
+claude-print's copy may differ from `claude -p`'s only by the input box's documented
+normalisation (docs/contract.md, "prompt delivery"), written out here per release.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+import pytest
+from conftest import ROOT, RUN_TIMEOUT, Sandbox, claude_release, real_claude_paths
+from fake_api import FakeApiServer
+from test_e2e_real import assert_clean, assert_exit
+
+pytestmark = pytest.mark.e2e
+
+# JavaScript's trimEnd(): what the input box strips from a loaded prompt on submit.
+JS_TRAILING = re.compile(
+    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$"
+)
+
+
+def model_forms(prompt: str, release: str, channel: str) -> List[str]:
+    """What the model may get from the TUI for `claude -p`'s `prompt` (measured per
+    release): 2.1.197 and 2.1.270 send the positional argument as given and trim a loaded
+    prompt's trailing whitespace; from 2.1.277 on every way in also makes each line break
+    LF (a text whose line breaks are all CRLF may keep them) and drops the other control
+    characters."""
+    forms = [prompt]
+    if tuple(int(p) for p in release.split(".")) >= (2, 1, 277):
+        forms = [sanitized(prompt)]
+        if "\r\n" in prompt:
+            forms.append("\r\n".join(sanitized(part) for part in prompt.split("\r\n")))
+    if channel != "argv":
+        forms = [JS_TRAILING.sub("", form) for form in forms]
+    return forms
+
+
+def sanitized(text: str) -> str:
+    text = re.sub("[\r\v\f\x85\u2028\u2029]", "\n", text)
+    return re.sub("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ufeff]", "", text)
+
+
+def lines(count: int, width: int = 7) -> str:
+    return "\n".join(f"{n:0{width}d}" for n in range(1, count + 1)) + "\n"
+
+
+# Line counts on a log scale, each threshold on both sides.
+LINE_COUNTS = [1, 3, 4, 20, 21, 47, 48, 50, 51, 212, 400, 401, 905, 1001, 3000]
+WIDTHS = [199, 200, 201, 800, 801, 5000]
+CONTROLS = "".join(chr(c) for c in range(1, 32) if c != 10) + "\x7f\x85\x9b\u2028\ufeff"
+TEXTS: Dict[str, str] = {
+    **{f"lines-{n}": lines(n) for n in LINE_COUNTS},
+    "lines-5000-long": lines(5000, width=40),
+    **{f"width-{w}": "w" * (w - 1) + "|" for w in WIDTHS},
+    "wide": "日本語のテキスト 🦀👨\u200d👩\u200d👧 " * 30 + "\n" + "한국어 " * 50,
+    "combining": "e\u0301 a\u0308 n\u0303 " * 100 + "\u0915\u094d\u0937",
+    "crlf": "first\r\nsecond\r\n\r\nfourth\r\n",
+    "lone-cr": "a\rb\rc",
+    "tabs": "col1\tcol2\t\tcol3\n\tindented\n" * 5,
+    "controls": f"before {CONTROLS} after",
+    "colour-log": "\x1b[31mERROR\x1b[0m something broke\n\x1b[32mok\x1b[0m fine\n" * 3,
+    "trailing": "text with trailing   \n\n\t \n",
+    "leading-blank": "\n\n   indented first line",
+    "hash": "# not a memory note",
+    "bang": "!echo not a shell command",
+    "amp": "& not in the background",
+    "at": "@README.md is not a file mention here",
+    "paste-marker": "before \x1b[200~ inside \x1b[201~ after",
+    "shift-tab": "switch \x1b[Z mode",
+}
+CHANNELS = ["argv", "stdin", "input-file", "argv+stdin", "stream-json"]
+
+
+def channels_of(name: str) -> List[str]:
+    """Line counts go in as most of them come (stdin), two around the window's height
+    every way; widths on stdin and argv; the character classes by argv, stdin and
+    stream-json, and every way for line breaks and controls."""
+    if name in ("lines-48", "lines-401", "crlf", "controls"):
+        return CHANNELS
+    if name.startswith("lines-"):
+        return ["stdin"]
+    if name.startswith("width-"):
+        return ["stdin", "argv"]
+    return ["argv", "stdin", "stream-json"]
+
+
+ARGV_LIMIT = 100_000  # well under one argument's 128 KiB
+
+
+class Case(NamedTuple):
+    text: str
+    channel: str
+    sampled: bool  # also run on the releases before the newest
+
+
+def cases() -> Iterator[Any]:
+    n = 0
+    for name, text in TEXTS.items():
+        for channel in channels_of(name):
+            if channel.startswith("argv") and len(text.encode()) > ARGV_LIMIT:
+                continue
+            if channel == "argv" and "\x00" in text:
+                continue
+            n += 1
+            yield pytest.param(Case(name, channel, n % 3 == 0), id=f"{name}-{channel}")
+
+
+@pytest.fixture(scope="module")
+def oracle_api() -> Iterator[FakeApiServer]:
+    """`claude -p`'s own fake API, so both runs go at once and their requests stay apart."""
+    server = FakeApiServer().start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+NEWEST = max(
+    (claude_release(p) for p in real_claude_paths()),
+    key=lambda v: tuple(int(x) for x in (v or "0.0.0").split(".")),
+)
+
+
+def invocation(case: Case, binary: str, tmp: Path, ours: bool) -> Tuple[List[str], Optional[bytes]]:
+    text = TEXTS[case.text]
+    head = (
+        [sys.executable, "-m", "claude_print", "--claude-binary", binary]
+        if ours
+        else [binary, "-p"]
+    )
+    if case.channel == "stream-json":
+        message = {"type": "user", "message": {"role": "user", "content": text}}
+        words = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+        return head + words, (json.dumps(message) + "\n").encode()
+    words = ["--output-format", "json"]
+    if case.channel == "argv":
+        return head + words + ["--", text], None
+    if case.channel == "stdin":
+        return head + words, text.encode()
+    if case.channel == "argv+stdin":
+        return head + words + ["--", "Review this:"], text.encode()
+    path = tmp / ("ours.txt" if ours else "theirs.txt")
+    path.write_bytes(text.encode())
+    if ours:
+        return head + words + ["--input-file", str(path)], None
+    return head + words, text.encode()  # claude -p has no --input-file: the same bytes on stdin
+
+
+def start(
+    sandbox: Sandbox, argv: List[str], stdin: Optional[bytes], api: str
+) -> subprocess.Popen[bytes]:
+    env = sandbox.env(ANTHROPIC_BASE_URL=api, PYTHONPATH=str(ROOT))
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=sandbox.project,
+        env=env,
+    )
+
+
+def result_of(stdout: bytes, channel: str) -> Dict[str, Any]:
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    result: Dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def test_the_model_gets_claude_p_s_prompt(
+    sandbox: Sandbox,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    real_claude: str,
+    case: Case,
+) -> None:
+    release = claude_release(real_claude)
+    if not case.sampled and release != NEWEST:
+        pytest.skip("the oldest releases run every third case of the space")
+    before = (len(fake_api.requests), len(oracle_api.requests))
+    ours_argv, ours_in = invocation(case, real_claude, sandbox.tmp, ours=True)
+    theirs_argv, theirs_in = invocation(case, real_claude, sandbox.tmp, ours=False)
+    ours = start(sandbox, ours_argv, ours_in, fake_api.url)
+    theirs = start(sandbox, theirs_argv, theirs_in, oracle_api.url)
+    out, err = ours.communicate(ours_in, timeout=RUN_TIMEOUT)
+    out_p, _ = theirs.communicate(theirs_in, timeout=RUN_TIMEOUT)
+    ours_proc = subprocess.CompletedProcess(ours_argv, ours.returncode, out, err)
+    assert_exit(ours_proc, theirs.returncode)
+    their_prompts = turn_prompts_since(oracle_api, before[1])
+    our_prompts = turn_prompts_since(fake_api, before[0])
+    assert len(their_prompts) == 1, their_prompts
+    forms = model_forms(their_prompts[0], release, case.channel)
+    assert len(our_prompts) == 1 and our_prompts[0] in forms, (our_prompts, forms)
+    mine, theirs_result = result_of(out, case.channel), result_of(out_p, case.channel)
+    assert (mine["subtype"], mine["is_error"]) == (
+        theirs_result["subtype"],
+        theirs_result["is_error"],
+    )
+    if our_prompts[0] == their_prompts[0]:
+        assert mine["result"] == theirs_result["result"]
+    assert_clean(sandbox)
+
+
+def turn_prompts_since(api: FakeApiServer, start_at: int) -> List[str]:
+    return [r["prompt"] for r in api.requests[start_at:] if not r["side"] and not r["tool_result"]]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "case" in metafunc.fixturenames:
+        metafunc.parametrize("case", list(cases()))
