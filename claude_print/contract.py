@@ -229,6 +229,9 @@ class Facts(NamedTuple):
     # The TUI turns CR, VT, FF, NEL, LS and PS into "\n" and drops other control
     # characters (C0 but tab and newline, DEL, C1, the BOM) from every prompt, argv too.
     sanitizes_controls: bool
+    # Text loaded with the editor key is NFC-normalised ("e\u0301" reaches the model as
+    # "\u00e9"); the positional argument is not.
+    nfc_loaded_text: bool
 
 
 class Change(NamedTuple):
@@ -249,6 +252,7 @@ BASELINE = Facts(
     sdk_session_keys=False,
     sdk_sandbox_key=False,
     sanitizes_controls=False,
+    nfc_loaded_text=True,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -281,6 +285,12 @@ CHANGES: Tuple[Change, ...] = (
         "puts 'No, exit' first and under the caret (screens are read by structure and "
         "answered one key at a time, so nothing else changes)",
         {},
+    ),
+    Change(
+        "2.1.270",
+        "text loaded with the editor key is no longer NFC-normalised (bisected: 2.1.269 "
+        "still composes 'e\\u0301' into '\\u00e9'; 2.1.197 does)",
+        {"nfc_loaded_text": False},
     ),
     Change(
         "2.1.277",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from typing import Callable, List, Optional, Union
 
 from claude_print import contract, screens
@@ -72,6 +73,8 @@ def sent_forms(prompt: str, method: str, facts: contract.Facts) -> List[str]:
         if "\r\n" in text:
             parts = text.split("\r\n")
             forms.append("\r\n".join(_CONTROLS.sub("", _BREAKS.sub("\n", p)) for p in parts))
+    if method == "editor" and facts.nfc_loaded_text:
+        forms = [unicodedata.normalize("NFC", form) for form in forms]
     if method == "editor":
         forms = [_TRAILING.sub("", form) for form in forms]
     return forms
@@ -104,6 +107,15 @@ def normalisation_notes(prompt: str, method: str, facts: contract.Facts) -> List
     """How the model's copy of the prompt differs from it (documented normalisation)."""
     notes = []
     trailing = _TRAILING.search(prompt)
+    if (
+        method == "editor"
+        and facts.nfc_loaded_text
+        and unicodedata.normalize("NFC", prompt) != prompt
+    ):
+        notes.append(
+            f"Claude Code {facts.version or '(this release)'} composes the prompt's combining "
+            "characters (Unicode NFC)"
+        )
     if trailing and method == "editor":  # argv and paste keep it
         notes.append(
             f"the input box trims the prompt's {len(trailing.group(0))} trailing whitespace "
@@ -203,6 +215,7 @@ class Delivery:
                 # comes while it still works on it is held and replayed after it.
                 if last_output > self.loading_at or now - self.loading_at >= REDRAW_WAIT:
                     self.loaded_at = now
+                    return self._enter(now, "the TUI has drawn the paste; pressing Enter")
                 return None
             return self._reload(now, lines, quiet)
         if self.enter_at is None:

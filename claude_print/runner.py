@@ -83,6 +83,8 @@ TAIL_INTERVAL = 0.05
 STOP_SUMMARY_WAIT = 1.0  # --include-hook-events: how long a Stop waits for the hooks' summary
 STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialog no hook answers
 TEARDOWN_GRACE = 2.0
+# The reasons of claude-print's own `continue: false` answers start with this.
+OWN_STOP_PREFIX = "claude-print:"
 # After Stop, a TUI this quiet is read off the screen: idle there, the turn is over.
 STOP_CLOSE_QUIET = 1.5
 # The TUI writes its cost-state record as it exits after SIGTERM (0.1-1.5 s alone, up to
@@ -663,6 +665,11 @@ class Session:
             return None
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
+        from claude_print.transcript import hook_stopped, prompt_stopped
+
+        stopped = prompt_stopped(turn.records(self.records))
+        if stopped is not None:
+            return self._stopped_by_hook(stopped)
         self._check_prompt_arrived(now)
         self._check_stuck_dialog(now)
         summary = self._summary()
@@ -672,6 +679,8 @@ class Session:
             code = self._structured_end(summary)
             if code is not None:
                 return code
+        if hook_stopped(turn.records(self.records), OWN_STOP_PREFIX):
+            return self._stopped_by_hook(None, summary)
         if summary.turn_closed:
             # The transcript says the turn is over, yet no Stop/StopFailure came.
             turn.closed_at = turn.closed_at or now
@@ -818,7 +827,13 @@ class Session:
         self.emitter.result(obj, totals)
 
     def _denials(self, summary: TurnSummary) -> List[Dict[str, Any]]:
-        return summary.permission_denials or denials_with_ids(self.turn.denials, summary.tool_uses)
+        if summary.permission_denials:
+            return summary.permission_denials
+        # A user's PermissionRequest hook may allow first (it races claude-print's deny):
+        # a tool that ran was not denied.
+        ran = {r["tool_use_id"] for r in summary.tool_results if not r["is_error"]}
+        found = denials_with_ids(self.turn.denials, summary.tool_uses)
+        return [d for d in found if d["tool_use_id"] not in ran]
 
     def _settle_cost(self, summary: TurnSummary) -> None:
         """Report the TUI's own cost (its cost-state record, written as it exits) when it
@@ -932,6 +947,36 @@ class Session:
             summary.num_turns,
             "budget_exhausted" if self.facts.limit_terminal_reasons else None,
         )
+
+    def _stopped_by_hook(
+        self, message: Optional[str], summary: Optional[TurnSummary] = None
+    ) -> int:
+        """A user's hook ended the turn: UserPromptSubmit blocked or stopped the prompt
+        (`message`: the TUI's words, `claude -p`'s result, 0 turns), or a tool hook said
+        `continue: false` (terminal_reason "hook_stopped"). Success, as in `claude -p`."""
+        from claude_print.output import result_object
+        from claude_print.transcript import TurnSummary
+
+        self.trace(f"a hook of the user's stopped the turn{': ' + message if message else ''}")
+        if summary is None:
+            summary = TurnSummary(result_text=message or "", num_turns=0)
+        self._turn_over()
+        self._settle_cost(summary)
+        self._flush_stream()
+        obj = result_object(
+            summary,
+            session_id=self.session_id or "",
+            duration_ms=_ms(time.monotonic() - self.turn.started),
+            duration_api_ms=summary.api_duration_ms,
+            permission_denials=self._denials(summary),
+            claude_version=self.claude_version,
+        )
+        if message is None:
+            obj["terminal_reason"] = "hook_stopped"
+        else:
+            obj.pop("terminal_reason", None)
+        self._emit_result(obj)
+        return EXIT_OK
 
     def _cut_short(
         self,

@@ -301,6 +301,38 @@ def turn_records(records: Iterable[Record], session_id: str) -> List[Record]:
     return []
 
 
+def prompt_stopped(records: Iterable[Record]) -> Optional[str]:
+    """What the TUI said when a UserPromptSubmit hook blocked or stopped the prompt (a
+    `system/informational` record that prevents continuation), or None. `claude -p` then
+    prints that text as a successful result of 0 turns (2.1.197 and 2.1.331 alike)."""
+    for record in records:
+        if (
+            record.get("type") == "system"
+            and record.get("subtype") == "informational"
+            and record.get("preventContinuation") is True
+            and isinstance(record.get("content"), str)
+        ):
+            return str(record["content"])
+    return None
+
+
+def hook_stopped(records: Iterable[Record], own_prefix: str) -> bool:
+    """A hook of the user's (not claude-print's, whose reasons start with `own_prefix`)
+    answered `continue: false` mid-turn, and the TUI has closed the turn (no Stop hook
+    fires then; its turn_duration record follows the tool result, not an answer)."""
+    stopped = closed = False
+    for record in records:
+        attachment = record.get("attachment")
+        if (
+            isinstance(attachment, dict)
+            and attachment.get("type") == "hook_stopped_continuation"
+            and not str(attachment.get("message", "")).startswith(own_prefix)
+        ):
+            stopped = True
+        closed = closed or record.get("subtype") == "turn_duration"
+    return stopped and closed
+
+
 def zero_usage() -> Dict[str, Any]:
     """`claude -p`'s usage before any API call (key order matters)."""
     return {
@@ -483,6 +515,14 @@ def summarise(records: List[Record]) -> TurnSummary:
         elif kind == "user" and record is not prompt:
             summary.num_turns += 1  # claude -p counts every user message after the prompt
             last_message = record
+            decision = record.get("permissionDecision")
+            if isinstance(decision, dict) and decision.get("decision") == "reject":
+                # A hook refused the tool (2.1.331 records it; 2.1.197 does not)
+                denied_ids += [
+                    str(b.get("tool_use_id"))
+                    for b in _blocks(record)
+                    if b.get("type") == "tool_result" and b.get("tool_use_id") not in denied_ids
+                ]
             for block in _blocks(record):
                 if block.get("type") == "tool_result":
                     summary.tool_results.append(

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional
 
 import pytest
 
@@ -209,3 +209,64 @@ def entrypoints(path: Path) -> List[str]:
         if "entrypoint" in record:
             found.append(record["entrypoint"])
     return found
+
+
+@pytest.fixture(scope="session")
+def oracle_api() -> Iterator[FakeApiServer]:
+    """`claude -p`'s own fake API: with it, a case runs both sides at once and their
+    requests stay apart."""
+    server = FakeApiServer().start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+class Pair(NamedTuple):
+    """claude-print and `claude -p` on the same case, with the turn requests each made."""
+
+    ours: subprocess.CompletedProcess[bytes]
+    theirs: subprocess.CompletedProcess[bytes]
+    our_requests: List[Dict[str, Any]]
+    their_requests: List[Dict[str, Any]]
+
+
+def run_pair(
+    sandbox: Sandbox,
+    binary: str,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    ours: List[str],
+    theirs: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    their_stdin: Optional[bytes] = None,
+    env: Optional[Dict[str, str]] = None,
+) -> Pair:
+    """`claude-print OURS` and `claude -p THEIRS` side by side, each on its own fake API
+    (side requests aside). `their_stdin` defaults to `stdin`."""
+    their_stdin = stdin if their_stdin is None else their_stdin
+    runs = [
+        ([sys.executable, "-m", "claude_print", "--claude-binary", binary, *ours], stdin, fake_api),
+        ([binary, "-p", *theirs], their_stdin, oracle_api),
+    ]
+    starts = [len(api.requests) for _, _, api in runs]
+    procs = [
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=sandbox.project,
+            env=sandbox.env(ANTHROPIC_BASE_URL=api.url, **(env or {})),
+        )
+        for argv, data, api in runs
+    ]
+    done = []
+    for proc, (argv, data, _) in zip(procs, runs):
+        out, err = proc.communicate(data, timeout=RUN_TIMEOUT)
+        done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+    requests = [
+        [r for r in api.requests[start:] if not r["side"]]
+        for start, (_, _, api) in zip(starts, runs)
+    ]
+    return Pair(done[0], done[1], requests[0], requests[1])

@@ -20,6 +20,7 @@ import json
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -38,12 +39,15 @@ JS_TRAILING = re.compile(
 
 def model_forms(prompt: str, release: str, channel: str) -> List[str]:
     """What the model may get from the TUI for `claude -p`'s `prompt` (measured per
-    release): 2.1.197 and 2.1.270 send the positional argument as given and trim a loaded
-    prompt's trailing whitespace; from 2.1.277 on every way in also makes each line break
-    LF (a text whose line breaks are all CRLF may keep them) and drops the other control
-    characters."""
+    release): the positional argument as given, a loaded prompt with its trailing
+    whitespace trimmed (composed, Unicode NFC, up to 2.1.269); from 2.1.277 on every way
+    in also makes each line break LF (a text whose line breaks are all CRLF may keep
+    them) and drops the other control characters."""
     forms = [prompt]
-    if tuple(int(p) for p in release.split(".")) >= (2, 1, 277):
+    version = tuple(int(p) for p in release.split("."))
+    if channel != "argv" and version < (2, 1, 270):  # bisected: 2.1.269 still composes
+        forms = [unicodedata.normalize("NFC", prompt)]
+    if version >= (2, 1, 277):
         forms = [sanitized(prompt)]
         if "\r\n" in prompt:
             forms.append("\r\n".join(sanitized(part) for part in prompt.split("\r\n")))

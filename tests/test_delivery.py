@@ -1,0 +1,204 @@
+"""The delivery phase on its own: recorded screens and events in, keys and outcomes out
+(no PTY, no Claude Code). How each release's input box changes a prompt, written out
+from measurements on the real binaries (2.1.197, 2.1.270, 2.1.276/2.1.277, 2.1.331)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional, Tuple, Union
+
+import pytest
+
+from claude_print import contract, delivery
+from claude_print.delivery import DELIVERED, Delivery, check_submitted, paste_refusal
+from claude_print.errors import ClaudePrintError
+from claude_print.terminal import Screen
+
+SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+OLD = contract.facts_for("2.1.197")
+KEEPS = contract.facts_for("2.1.276")
+SANITIZES = contract.facts_for("2.1.277")
+NEW = contract.facts_for("2.1.331")
+
+
+def capture(name: str) -> List[str]:
+    screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)  # as recorded
+    screen.feed((SCREENS / name).read_bytes())
+    return screen.lines()
+
+
+READY = capture("cc-2.1.330-ready.bin")
+TRUST = capture("cc-2.1.330-trust.bin")
+
+
+def fail(what: str, lines: List[str]) -> ClaudePrintError:
+    return ClaudePrintError(what)
+
+
+class Rig:
+    """A Delivery with a clock, a screen, and a log of what it staged and traced."""
+
+    def __init__(self, prompt: str, method: str, facts: contract.Facts = NEW) -> None:
+        self.staged: List[str] = []
+        self.traces: List[str] = []
+        self.lines = READY
+        self.now = 100.0
+        self.last_output = 100.0
+        self.last_key = 100.0
+        self.d = Delivery(
+            prompt, method, facts, self.staged.append, fail, self.traces.append, self.now
+        )
+
+    def step(self, after: float = 0.0) -> Optional[Union[bytes, str]]:
+        self.now += after
+        out = self.d.step(self.now, lambda: self.lines, self.last_output, self.last_key)
+        if isinstance(out, bytes):
+            self.last_key = self.now
+        return out
+
+    def output(self, after: float = 0.01) -> None:
+        self.now += after
+        self.last_output = self.now
+
+
+def test_editor_delivery_is_driven_by_events() -> None:
+    rig = Rig("x\n" * 300, "editor")  # taller than the window: the box is never read back
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR
+    assert rig.staged == ["x\n" * 300]
+    assert rig.step(0.5) is None  # no word from the editor script yet
+    rig.d.editor_done(rig.now)
+    assert rig.step() is None  # the TUI has not drawn the loaded text
+    rig.output()
+    assert rig.step() == contract.KEY_ENTER
+    assert rig.step(0.1) is None
+    assert rig.d.submitted("x\n" * 299 + "x") is None  # trailing newline trimmed: documented
+    assert rig.step() == DELIVERED
+    assert any("trims" in t for t in rig.traces)
+
+
+def test_a_changed_prompt_is_refused_with_what_differs() -> None:
+    rig = Rig("first half|second half", "editor")
+    rig.step()
+    rig.d.editor_done(rig.now)
+    rig.output()
+    rig.step()
+    problem = rig.d.submitted("first half|")
+    assert problem is not None and "first difference at character 11" in problem
+    assert rig.step() is None  # not delivered
+
+
+def test_a_lost_ctrl_g_is_pressed_again_then_fails() -> None:
+    rig = Rig("hi", "editor")
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR
+    assert rig.step(delivery.RETRY_AFTER - 0.1) is None
+    assert rig.step(0.2) == contract.KEY_EXTERNAL_EDITOR
+    presses = 2
+    with pytest.raises(ClaudePrintError, match="did not run the editor"):
+        while True:
+            if rig.step(delivery.RETRY_AFTER + 0.1) == contract.KEY_EXTERNAL_EDITOR:
+                presses += 1
+    assert presses == delivery.TRIES
+
+
+def test_a_lost_enter_is_pressed_again_only_while_the_tui_is_quiet() -> None:
+    rig = Rig("hi", "paste")
+    assert rig.step() == delivery.paste_keys("hi")
+    assert rig.step() is None  # not drawn yet
+    rig.output()
+    assert rig.step() == contract.KEY_ENTER
+    rig.output(delivery.RETRY_AFTER + 0.1)  # busy drawing: no second Enter
+    assert rig.step() is None
+    assert rig.step(delivery.RETRY_QUIET) == contract.KEY_ENTER
+    assert rig.d.enters == 2
+    with pytest.raises(ClaudePrintError, match="did not submit the prompt"):
+        for _ in range(100):
+            rig.step(delivery.RETRY_AFTER + 0.1)
+    assert rig.d.enters == delivery.TRIES
+
+
+def test_the_box_must_come_back_before_anything_is_sent() -> None:
+    rig = Rig("hi", "editor")
+    rig.lines = TRUST
+    assert rig.step() is None
+    with pytest.raises(ClaudePrintError, match="input box did not come back"):
+        rig.step(delivery.GRACE)
+    assert rig.staged == []
+
+
+def test_a_paste_into_a_box_holding_old_text_clears_it_first() -> None:
+    rig = Rig("new", "paste")
+    rig.lines = [
+        line.replace(contract.CARET, contract.CARET + " old prompt", 1)
+        if line.lstrip().startswith(contract.CARET)
+        else line
+        for line in rig.lines
+    ]
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR
+    assert rig.staged == [""]
+    rig.d.editor_done(rig.now)
+    rig.lines = READY
+    assert rig.step() == delivery.paste_keys("new")
+
+
+# ------------------------------------------------------------- normalisation
+
+
+NORMALISED: List[Tuple[str, str, contract.Facts, List[str]]] = [
+    # (prompt, method, release, the forms the model may get) -- measured
+    ("a\rb\x01c\x1bd \n\n", "argv", KEEPS, ["a\rb\x01c\x1bd \n\n"]),
+    ("a\rb\x01c\x1bd ", "argv", SANITIZES, ["a\nbcd "]),
+    ("x \t\n\n", "editor", OLD, ["x"]),
+    ("x\x1b[31mred\x1b[0m\x01\n", "editor", OLD, ["x\x1b[31mred\x1b[0m\x01"]),
+    ("x\x1b[31mred\x1b[0m\x01\n", "editor", NEW, ["x[31mred[0m"]),
+    ("a\vb\fc\rd\x85e\u2028f\ufeff", "editor", NEW, ["a\nb\nc\nd\ne\nf"]),
+    ("a\r\nb\r\n\r\nc\r\n", "editor", NEW, ["a\nb\n\nc", "a\r\nb\r\n\r\nc"]),
+    ("\u00a0x\u00a0\u3000", "editor", OLD, ["\u00a0x"]),  # JavaScript's trimEnd, not rstrip
+    ("x\x1c", "editor", OLD, ["x\x1c"]),  # Python's rstrip() would take it
+    ("t\ta\r\nb \n", "paste", OLD, ["t    a\nb \n"]),  # a paste trims nothing
+    ("e\u0301 x", "editor", OLD, ["\u00e9 x"]),  # NFC up to 2.1.269
+    ("e\u0301 x", "editor", contract.facts_for("2.1.270"), ["e\u0301 x"]),
+    ("e\u0301 x", "argv", OLD, ["e\u0301 x"]),
+]
+
+
+@pytest.mark.parametrize(("prompt", "method", "facts", "forms"), NORMALISED)
+def test_sent_forms(prompt: str, method: str, facts: contract.Facts, forms: List[str]) -> None:
+    assert delivery.sent_forms(prompt, method, facts) == forms
+
+
+@pytest.mark.parametrize("code", [c for c in range(0x20) if c not in (9, 10)] + [0x7F, 0x9B])
+def test_every_control_character_is_dropped_from_2_1_277(code: int) -> None:
+    prompt = f"a{chr(code)}b"
+    expected = "a\nb" if chr(code) in "\v\f\r" else "ab"
+    assert check_submitted(expected, prompt, "editor", SANITIZES) is None
+    assert check_submitted(prompt, prompt, "editor", KEEPS) is None
+    assert check_submitted("ab", prompt, "editor", KEEPS) is not None
+
+
+def test_a_wrapped_paste_is_its_text() -> None:
+    text = "line\n" * 5
+    sent = f'\n\n<pasted_content id="40d0">\n{text}\n</pasted_content id="40d0">\n'
+    assert check_submitted(sent, text, "paste", NEW) is None
+    assert check_submitted(sent.replace("line", "lime", 1), text, "paste", NEW) is not None
+    assert check_submitted(sent, text, "paste", OLD) is not None  # 2.1.197 does not wrap
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "a\x1b[201~b",
+        "a\x1b[200~b",
+        "mode \x1b[Z switch",
+        "\x1b]0;title\x07",
+        "csi \x9b2J",
+        "!ls",
+        "only \x1b",
+    ],
+)
+def test_text_that_would_act_as_keys_is_never_pasted(prompt: str) -> None:
+    assert paste_refusal(prompt) is not None
+
+
+@pytest.mark.parametrize("prompt", ["# note", "& bg", "/help", "@file", "a\rb", "tab\there", " !x"])
+def test_plain_text_is_pasted(prompt: str) -> None:
+    assert paste_refusal(prompt) is None
