@@ -446,19 +446,35 @@ class Relay:
         self.read_fd = self._keeper_fd = -1
 
 
-def temp_root() -> str:
-    """$TMPDIR when it is set, else the system default.
+# Claude Code 2.1.197 splits $VISUAL on spaces and undoes no quoting (2.1.331 fails on a
+# quote too), so the editor script's path must need no shell quoting: a TMPDIR that does
+# is passed over for the first of these that is a writable directory.
+PLAIN_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def temp_root(environ: Optional[Dict[str, str]] = None) -> str:
+    """Where relay dirs go: $TMPDIR when it is set, else the system default; a TMPDIR
+    that needs shell quoting gives way to a plain one (PLAIN_ROOTS).
 
     tempfile.gettempdir() silently falls back to /tmp (or the cwd) when $TMPDIR is
     missing or unwritable; a user who set TMPDIR should hear that it does not work.
     """
-    env = os.environ.get("TMPDIR")
+    env = (os.environ if environ is None else environ).get("TMPDIR")
     if not env:
         return tempfile.gettempdir()
     if not os.path.isdir(env):
         what = "does not exist" if not os.path.exists(env) else "is not a directory"
         raise ClaudePrintError(f"TMPDIR={env} {what}: claude-print needs a private temp dir there")
-    return env
+    if shlex.quote(env) == env:
+        return env
+    for root in PLAIN_ROOTS:
+        if os.path.isdir(root) and os.access(root, os.W_OK | os.X_OK):
+            return root
+    raise ClaudePrintError(
+        f"TMPDIR={env!r} needs shell quoting, which Claude Code's $EDITOR handling cannot "
+        f"take, and none of {', '.join(PLAIN_ROOTS)} is writable: set TMPDIR to a path of "
+        "letters, digits and ./_-+ only"
+    )
 
 
 def _send_reply(path: str, line: str) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
-from conftest import ROOT, RUN_TIMEOUT, Sandbox, claude_release, real_claude_paths
+from conftest import ROOT, RUN_TIMEOUT, Sandbox, claude_release, real_claude_paths, run_pair
 from fake_api import FakeApiServer
 from test_e2e_real import assert_clean, assert_exit
 
@@ -227,3 +227,34 @@ def turn_prompts_since(api: FakeApiServer, start_at: int) -> List[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "case" in metafunc.fixturenames:
         metafunc.parametrize("case", list(cases()))
+
+
+@pytest.mark.parametrize("name", ["a b", "it's", "$HOME", "new\nline", "semi;colon"])
+def test_a_tmpdir_that_needs_quoting(
+    sandbox: Sandbox,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    real_claude: str,
+    name: str,
+) -> None:
+    """Claude Code cannot run an $EDITOR from such a path (2.1.197 splits it on spaces,
+    2.1.331 fails on a quote): the relay dir goes to a plain temp dir instead, and the
+    stdin prompt arrives as with `claude -p` under the same TMPDIR."""
+    tmpdir = sandbox.tmp / name
+    tmpdir.mkdir()
+    before = set(Path("/tmp").glob("claude-print-*"))
+    pair = run_pair(
+        sandbox,
+        real_claude,
+        fake_api,
+        oracle_api,
+        ["--output-format", "json"],
+        ["--output-format", "json"],
+        stdin=b"zebra in a quoted tmpdir",
+        env={"TMPDIR": str(tmpdir)},
+    )
+    assert_exit(pair.ours, pair.theirs.returncode)
+    assert [r["prompt"] for r in pair.our_requests] == [r["prompt"] for r in pair.their_requests]
+    assert json.loads(pair.ours.stdout)["result"] == json.loads(pair.theirs.stdout)["result"]
+    assert set(Path("/tmp").glob("claude-print-*")) <= before  # its relay dir is gone
+    assert_clean(sandbox)

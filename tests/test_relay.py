@@ -384,8 +384,9 @@ def test_hostile_tmpdir_env(
     tmp_path: Path, pwn_names: List[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     [root] = hostile_dirs(tmp_path / "env", pwn_names)[-1:]
+    # (temp_root() now passes such a TMPDIR over; the hooks must be safe in it anyway.)
     monkeypatch.setenv("TMPDIR", str(root))
-    r = Relay()
+    r = Relay(tmp_root=str(root))
     try:
         assert os.path.dirname(r.dir) == str(root)
         payload = payload_for("PermissionRequest", tool_name="Bash")
@@ -501,3 +502,15 @@ def test_post_tool_batch_without_a_limit_never_stops(tmp_path: Path) -> None:
             assert (proc.returncode, proc.stdout) == (0, b"")
     finally:
         relay.close()
+
+
+@pytest.mark.parametrize("name", ["a b", "it's", "$x", "new\nline", "tab\there", "semi;colon"])
+def test_a_tmpdir_that_needs_quoting_gives_way_to_a_plain_one(tmp_path: Path, name: str) -> None:
+    from claude_print.relay import PLAIN_ROOTS, temp_root
+
+    quoted = tmp_path / name
+    quoted.mkdir()
+    assert temp_root({"TMPDIR": str(quoted)}) in PLAIN_ROOTS
+    plain = tmp_path / "plain-dir_1.x"
+    plain.mkdir()
+    assert temp_root({"TMPDIR": str(plain)}) == str(plain)
