@@ -204,6 +204,7 @@ class Session:
         self.reports_hooks = options.output_format == "stream-json"
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
         self.hook_watch = HookWatch([])
+        self.others_stop_hooks = True  # a Stop of ours may not end the turn (start())
         self.interrupted: Optional[int] = None
         self._wake_r = self._wake_w = -1
         self._old_handlers: Dict[int, Any] = {}
@@ -324,6 +325,14 @@ class Session:
             user_mcp=user_mcp,
         )
         self.hook_watch = HookWatch(self.relay.watched)
+        from claude_print.user_hooks import stop_hooks_possible
+
+        self.others_stop_hooks = bool(sdk_hooks) or stop_hooks_possible(
+            permissions.setting_sources(self.options.inherit_hooks, self.options.forwarded),
+            self.cwd,
+            os.environ,
+            self.options.user_settings,
+        )
         own: List[str] = []
         if self.relay.user_mcp_path:
             own += ["--mcp-config", self.relay.user_mcp_path]
@@ -699,6 +708,8 @@ class Session:
         a TUI quiet and idle without one has drifted: finish with what there is."""
         turn = self.turn
         if turn.stop_event is None or turn.stop_event.name != contract.HOOK_STOP:
+            return False
+        if not self.others_stop_hooks:
             return False
         self._poll_tail()
         if self._summary().turn_closed:
