@@ -16,7 +16,6 @@ Everything else is a plain function or a small class; only this module sees the 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import select
 import signal
@@ -35,6 +34,7 @@ from typing import (
 )
 
 from claude_print import contract, flags, hook_events, leftovers, permissions, release, screens
+from claude_print.asking import AskingHooks
 from claude_print.boot import READY, StartupScreens
 from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.delivery import DELIVERED, Delivery, normalisation_notes, paste_refusal
@@ -58,7 +58,7 @@ from claude_print.turn import Turn, denials_with_ids
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
     from claude_print.stream import StreamConverter
-    from claude_print.stream_input import ControlChannel, Prompt, SdkHook
+    from claude_print.stream_input import ControlChannel, Prompt
     from claude_print.transcript import TranscriptTail, TurnSummary
 
 T = TypeVar("T")
@@ -93,8 +93,6 @@ COST_STATE_WAIT = 5.0
 # --json-schema: `claude -p` rejects an unusable schema argument from this release (older
 # ones run without the tool); measured on 2.1.330, not bisected.
 STRICT_SCHEMA_FROM = (2, 1, 330)
-# An asking PreToolUse hook waits this long at most for its tool_use to reach the transcript.
-ASK_SETTLE = 3.0
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -194,8 +192,7 @@ class Session:
         self.next_tail = 0.0
         self.claude_version = self.facts.version
         emitter.release = self.claude_version
-        # Asking hooks waiting for our decision, with when they arrived.
-        self.asks: List[Tuple[HookEvent, float]] = []
+        self.asks = AskingHooks(self._answer, trace, options.max_budget_usd, self.channel)
         self.structured_max: Optional[int] = None  # --json-schema: rejected calls allowed
         self.mcp_ready_at: Optional[float] = None  # the MCP servers' tools were listed
         self.mcp_settled = False  # the first prompt has waited for them
@@ -528,8 +525,9 @@ class Session:
                         EXIT_INTERRUPTED,
                         "error_interrupted",
                     )
-            if self.asks:
-                self._serve_asks(now)
+            if self.asks.waiting:
+                self._poll_tail()
+                self.asks.serve(now, self.turn, self._summary(), self.delivering)
             outcome = step(now)
             if outcome is not None:
                 return outcome
@@ -539,7 +537,7 @@ class Session:
     def _wait_time(self, now: float) -> float:
         wake = [self.deadline]
         live = not self.turn.done  # between turns only stdin, hooks and the child wake us
-        if (live and self.turn.stop_event is not None) or self.asks:
+        if (live and self.turn.stop_event is not None) or self.asks.waiting:
             wake.append(now + TRANSCRIPT_POLL)
         if self.pending_keys:
             wake.append(max(self.last_output, self.last_key) + contract.QUIET_BEFORE_KEYS)
@@ -740,7 +738,11 @@ class Session:
         """A dialog that no hook answers would hold the turn until the timeout: once the
         TUI has been quiet a while (and none of our hooks is waiting), read the screen."""
         quiet = self.last_output
-        if self.asks or now - quiet < STUCK_DIALOG_QUIET or self.turn.dialog_checked == quiet:
+        if (
+            self.asks.waiting
+            or now - quiet < STUCK_DIALOG_QUIET
+            or self.turn.dialog_checked == quiet
+        ):
             return
         self.turn.dialog_checked = quiet
         lines = self._lines()
@@ -1193,7 +1195,7 @@ class Session:
             turn.first_record = 0
             self._open_tail(reported)
         if event.reply is not None:
-            self.asks.append((event, now))
+            self.asks.add(event, now)
             return
         if event.name == contract.HOOK_PERMISSION_REQUEST:
             turn.denials.append(
@@ -1226,146 +1228,10 @@ class Session:
         for event in self.hook_watch.release(self._tool_names, turn_over):
             self.emitter.event(event)
 
-    def _serve_asks(self, now: float) -> None:
-        """Answer the asking hooks whose decision is ready. The caller's own hooks and
-        permission questions (stream-json input) go to it and are answered on its reply."""
-        assert self.relay is not None
-        self._poll_tail()
-        waiting: List[Tuple[HookEvent, float]] = []
-        for event, arrived in self.asks:
-            settling = now - arrived < ASK_SETTLE
-            sdk_hook = self.channel.hook_for(event.tag) if self.channel is not None else None
-            if sdk_hook is not None:
-                self._ask_sdk_hook(event, sdk_hook)
-            elif event.name == contract.HOOK_PERMISSION_REQUEST and self.channel is not None:
-                tool_use_id = self._tool_use_id(event)
-                if tool_use_id is None and settling:
-                    waiting.append((event, arrived))
-                else:
-                    self._ask_can_use_tool(event, tool_use_id or "")
-            elif event.name == contract.HOOK_USER_PROMPT_SUBMIT:
-                self._confirm_prompt(event)
-            elif event.name == contract.HOOK_PRE_TOOL_USE:
-                if self._awaits_tool_use(event) and settling:
-                    waiting.append((event, arrived))
-                    continue
-                self._answer(event, self._budget_decision())
-            else:
-                self._answer(event, None)  # nothing of ours asks about other events
-        self.asks = waiting
-
-    def _confirm_prompt(self, event: HookEvent) -> None:
-        """The prompt the TUI is about to send: ours, or blocked before any request."""
-        delivering = self.delivering
-        if delivering is None or delivering.confirmed:
-            self._answer(event, None)  # not a prompt of ours (the TUI's own follow-up)
-            return
-        sent = event.payload.get("prompt")
-        problem = delivering.submitted(sent if isinstance(sent, str) else "")
-        if problem is None:
-            self._answer(event, None)
-            return
-        self._answer(event, {"decision": "block", "reason": f"claude-print: {problem}"})
-        raise ClaudePrintError(f"the prompt was not sent: {problem}")
-
     def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
         assert self.relay is not None
         self.trace(f"answered {event.name}: {decision or 'no decision'}")
         self.relay.answer(event, decision)
-
-    def _tool_use_id(self, event: HookEvent) -> Optional[str]:
-        """The id of the tool call a PermissionRequest is about (its payload has none)."""
-        found = denials_with_ids(
-            [
-                {
-                    "tool_name": event.payload.get("tool_name"),
-                    "tool_input": event.payload.get("tool_input", {}),
-                }
-            ],
-            self._summary().tool_uses,
-        )
-        return found[0]["tool_use_id"] or None
-
-    def _ask_can_use_tool(self, event: HookEvent, tool_use_id: str) -> None:
-        """`--permission-prompt-tool stdio`: the caller decides (no time limit)."""
-        from claude_print.stream_input import permission_decision
-
-        assert self.channel is not None
-        payload = event.payload
-        tool_input = payload.get("tool_input", {})
-        denial = {"tool_name": payload.get("tool_name"), "tool_input": tool_input}
-        turn = self.turn
-
-        def answered(body: Dict[str, Any]) -> None:
-            if "error" in body:
-                body = {"behavior": "deny", "message": str(body["error"])}
-            if body.get("behavior") != "allow":
-                turn.denials.append(denial)
-            self._answer(event, permission_decision(body, tool_input))
-
-        description = tool_input.get("description") if isinstance(tool_input, dict) else None
-        self.trace(f"can_use_tool {payload.get('tool_name')}: asking the caller")
-        self.channel.request(
-            "can_use_tool",
-            {
-                "tool_name": payload.get("tool_name"),
-                "display_name": payload.get("tool_name"),
-                "input": tool_input,
-                "description": description if isinstance(description, str) else "",
-                "permission_suggestions": payload.get("permission_suggestions") or [],
-                "blocked_path": None,  # the hook's payload does not say
-                "tool_use_id": tool_use_id,
-            },
-            answered,
-        )
-
-    def _ask_sdk_hook(self, event: HookEvent, hook: SdkHook) -> None:
-        """A hook the caller registered at `initialize`: one `hook_callback` per callback
-        id; the hook gets their merged outputs once all have answered."""
-        from claude_print.stream_input import denies_tool, merge_hook_outputs
-
-        assert self.channel is not None
-        turn = self.turn
-        outputs: Dict[str, Dict[str, Any]] = {}
-
-        def answered(callback_id: str, body: Dict[str, Any]) -> None:
-            outputs[callback_id] = {} if "error" in body else body
-            if len(outputs) == len(hook.callback_ids):
-                merged = merge_hook_outputs([outputs[i] for i in hook.callback_ids])
-                if denies_tool(event.name, merged):  # claude -p counts it as a denial
-                    turn.denials.append(
-                        {
-                            "tool_name": event.payload.get("tool_name"),
-                            "tool_input": event.payload.get("tool_input", {}),
-                        }
-                    )
-                self._answer(event, merged or None)
-
-        self.trace(f"hook_callback {event.name}: asking the caller ({len(hook.callback_ids)})")
-        tool_use_id = event.payload.get("tool_use_id")
-        for callback_id in hook.callback_ids:
-            self.channel.request(
-                "hook_callback",
-                {"callback_id": callback_id, "input": event.payload, "tool_use_id": tool_use_id},
-                functools.partial(answered, callback_id),
-            )
-
-    def _awaits_tool_use(self, event: HookEvent) -> bool:
-        """The transcript does not hold the message that asks for this tool yet (a
-        subagent's tool calls go to its own transcript: nothing to wait for)."""
-        if "agent_id" in event.payload:
-            return False
-        wanted = event.payload.get("tool_use_id")
-        return not any(use.get("id") == wanted for use in self._summary().tool_uses)
-
-    def _budget_decision(self) -> Optional[Dict[str, Any]]:
-        """--max-budget-usd: `claude -p` checks the cost after each API call and runs
-        no tool of a call that reached the budget; the PreToolUse hook stops there too."""
-        budget = self.options.max_budget_usd
-        if budget is None or self._summary().total_cost_usd < budget:
-            return None
-        self.turn.budget_spent = True
-        return dict(contract.BUDGET_STOP)
 
     def _poll_tail(self) -> None:
         if self.tail is not None:

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional, Tuple
 
 from claude_print import contract
-from claude_print.cli import Options
+from claude_print.asking import ASK_SETTLE, AskingHooks
 from claude_print.relay import HookEvent
-from claude_print.runner import Emitter, Session, Trace
+from claude_print.turn import Turn
 
 
-def session(budget: float) -> Session:
-    started = time.monotonic()
-    options = Options(prompt="hi", prompt_source="argv", max_budget_usd=budget)
-    return Session(options, Trace(False, started), Emitter("json"), started)
+class Rig:
+    """AskingHooks with a budget, a turn, its transcript records and the answers given."""
+
+    def __init__(self, budget: float) -> None:
+        self.answers: List[Tuple[str, Optional[Dict[str, Any]]]] = []
+        self.asks = AskingHooks(lambda e, d: self.answers.append((e.name, d)), print, budget)
+        self.turn = Turn("hi", "argv", 0.0)
+        self.records: List[Dict[str, Any]] = []
+
+    def serve(self, event: HookEvent, now: float = 0.0) -> None:
+        if event not in [e for e, _ in self.asks.waiting]:
+            self.asks.add(event, 0.0)
+        summary = self.turn.summary(self.records, "s")
+        self.asks.serve(now, self.turn, summary, None)
 
 
 def pre_tool_use(**payload: Any) -> HookEvent:
@@ -48,25 +57,35 @@ def assistant(tool_id: str, cost_tokens: int, parent: str = "p0") -> Dict[str, A
 
 
 def test_a_main_thread_tool_waits_for_its_call_in_the_transcript() -> None:
-    s = session(1.0)
-    s.session_id = "s"
-    s.records.append(PROMPT)
+    rig = Rig(1.0)
+    rig.records.append(PROMPT)
     event = pre_tool_use(tool_use_id="toolu_1")
-    assert s._awaits_tool_use(event)
-    s.records.append(assistant("toolu_1", 100))
-    assert not s._awaits_tool_use(event)
+    rig.serve(event)
+    assert rig.answers == []  # its call is not in the transcript yet
+    rig.records.append(assistant("toolu_1", 100))
+    rig.serve(event)
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)]
+
+
+def test_a_main_thread_tool_is_answered_after_the_settle_time_anyway() -> None:
+    rig = Rig(1.0)
+    rig.records.append(PROMPT)
+    rig.serve(pre_tool_use(tool_use_id="toolu_1"), now=ASK_SETTLE + 0.01)
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)]
 
 
 def test_a_subagent_tool_does_not_wait_for_the_main_transcript() -> None:
-    s = session(1.0)
-    assert not s._awaits_tool_use(pre_tool_use(tool_use_id="toolu_9", agent_id="a1"))
+    rig = Rig(1.0)
+    rig.serve(pre_tool_use(tool_use_id="toolu_9", agent_id="a1"))
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)]
 
 
 def test_the_decision_stops_once_the_cost_reaches_the_budget() -> None:
-    s = session(0.01)
-    s.session_id = "s"
-    s.records += [PROMPT, assistant("toolu_1", 100)]  # far below a cent
-    assert s._budget_decision() is None and not s.turn.budget_spent
-    s.records.append(assistant("toolu_2", 10_000_000, parent="toolu_1"))
-    assert s._budget_decision() == contract.BUDGET_STOP
-    assert s.turn.budget_spent
+    rig = Rig(0.01)
+    rig.records += [PROMPT, assistant("toolu_1", 100)]  # far below a cent
+    rig.serve(pre_tool_use(tool_use_id="toolu_1"))
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and not rig.turn.budget_spent
+    rig.records.append(assistant("toolu_2", 10_000_000, parent="toolu_1"))
+    rig.serve(pre_tool_use(tool_use_id="toolu_2"))
+    assert rig.answers[-1] == (contract.HOOK_PRE_TOOL_USE, contract.BUDGET_STOP)
+    assert rig.turn.budget_spent

@@ -202,3 +202,25 @@ def test_text_that_would_act_as_keys_is_never_pasted(prompt: str) -> None:
 @pytest.mark.parametrize("prompt", ["# note", "& bg", "/help", "@file", "a\rb", "tab\there", " !x"])
 def test_plain_text_is_pasted(prompt: str) -> None:
     assert paste_refusal(prompt) is None
+
+
+def test_the_asking_hook_blocks_a_changed_prompt_before_any_request() -> None:
+    from claude_print.asking import AskingHooks
+    from claude_print.relay import HookEvent
+    from claude_print.transcript import TurnSummary
+    from claude_print.turn import Turn
+
+    answers: List[Tuple[str, object]] = []
+    asks = AskingHooks(lambda e, d: answers.append((e.name, d)), print)
+    rig = Rig("the whole prompt", "editor")
+    turn = Turn("the whole prompt", "editor", 0.0)
+    submit = contract.HOOK_USER_PROMPT_SUBMIT
+    asks.add(HookEvent(submit, {"prompt": "the whole"}, reply="/nonexistent"), 0.0)
+    with pytest.raises(ClaudePrintError, match="the prompt was not sent"):
+        asks.serve(0.0, turn, TurnSummary(), rig.d)
+    [(name, decision)] = answers
+    assert name == submit and isinstance(decision, dict) and decision["decision"] == "block"
+    answers.clear()
+    asks.waiting = [(HookEvent(submit, {"prompt": "the whole prompt"}, reply="/x"), 0.0)]
+    asks.serve(0.0, turn, TurnSummary(), rig.d)
+    assert answers == [(submit, None)] and rig.d.confirmed
