@@ -33,7 +33,16 @@ from typing import (
     TypeVar,
 )
 
-from claude_print import contract, flags, hook_events, leftovers, permissions, release, screens
+from claude_print import (
+    contract,
+    flags,
+    hook_events,
+    leftovers,
+    permissions,
+    release,
+    screens,
+    turn_end,
+)
 from claude_print.asking import AskingHooks
 from claude_print.boot import READY, StartupScreens
 from claude_print.cli import Options, choose_delivery, new_session_id
@@ -52,7 +61,8 @@ from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
 from claude_print.relay import EDITOR_EVENT, ExtraHook, HookEvent, Relay
 from claude_print.terminal import Screen
-from claude_print.turn import Turn, denials_with_ids
+from claude_print.turn import Turn
+from claude_print.turn_end import Ending
 
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
@@ -66,8 +76,6 @@ T = TypeVar("T")
 FIRST_MESSAGE_WAIT = 60.0
 # After Esc, the interruption is reported after this at the latest.
 INTERRUPT_SETTLE = 3.0
-# `claude -p`'s error for an interrupted turn (2.1.197 and 2.1.330 alike).
-INTERRUPT_DIAGNOSTIC = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null"
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 TRANSCRIPT_SETTLE = 3.0  # how long to wait for the final record after Stop
@@ -442,21 +450,12 @@ class Session:
 
     def _refuse_turn(self, turn: Turn, message: str) -> int:
         """A message the TUI cannot take: an error result for it, the session goes on."""
-        from claude_print.output import ERROR_DURING_EXECUTION, error_object
-
         self.turn = turn
         self.trace(f"message refused: {message}")
-        self._emit_result(
-            error_object(
-                ERROR_DURING_EXECUTION,
-                message,
-                session_id=self.session_id or "",
-                duration_ms=0,
-                claude_version=self.claude_version,
-            )
-        )
+        ending = turn_end.refused(self._context(), message)
+        self._emit_result(ending.obj)
         self.turns += 1
-        return EXIT_ASSISTANT_ERROR
+        return ending.code
 
     def _run_turn(self, turn: Turn) -> int:
         self.turn = turn
@@ -779,41 +778,37 @@ class Session:
 
     def _try_finish(self, force: bool) -> Optional[int]:
         """The result once the turn is on disk (or, with `force`, with what there is)."""
-        from claude_print.output import result_object
-
         event = self.turn.stop_event
         assert event is not None
         self._poll_tail()
         summary = self._summary()
         if not summary.complete and not force:
             return None
-        self._turn_over()
         if self.options.max_turns and summary.num_turns > self.options.max_turns:
             return self._max_turns(summary)
         budget = self.options.max_budget_usd
         if budget is not None and summary.complete and summary.total_cost_usd >= budget:
             return self._budget_exhausted(summary)
         if not summary.complete:
-            fallback = event.payload.get("last_assistant_message")
-            if not isinstance(fallback, str):
-                where = self.tail.path if self.tail else "no transcript path"
-                raise ClaudePrintError(f"the turn ended but its transcript has no answer ({where})")
-            self.trace("transcript incomplete; using the hook's last_assistant_message")
-            summary.result_text = fallback
-            summary.is_api_error = summary.is_api_error or event.name == contract.HOOK_STOP_FAILURE
+            where = self.tail.path if self.tail else "no transcript path"
+            self.trace(f"transcript incomplete ({where}); using the hook's last_assistant_message")
+        return self._end(summary, lambda ctx: turn_end.finished(summary, ctx, event))
+
+    def _end(self, summary: TurnSummary, build: Callable[[turn_end.Context], Ending]) -> int:
+        """The turn's result: the TUI may shut down (one-shot), the cost is settled and
+        the stream flushed, then what `build` makes of the summary goes out."""
+        self._turn_over()
         self._settle_cost(summary)
         self._flush_stream()
-        obj = result_object(
-            summary,
-            session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.turn.started),
-            duration_api_ms=summary.api_duration_ms,
-            permission_denials=self._denials(summary),
-            claude_version=self.claude_version,
+        ending = build(self._context())
+        self._emit_result(ending.obj, ending.finish)
+        self.trace(f"result printed ({ending.obj['subtype']}, is_error={ending.obj['is_error']})")
+        return ending.code
+
+    def _context(self) -> turn_end.Context:
+        return turn_end.Context(
+            self.session_id or "", self.claude_version, self.facts, self.turn, time.monotonic()
         )
-        self._emit_result(obj)
-        self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
-        return EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK
 
     def _emit_result(self, obj: Dict[str, Any], finish: Optional[Finish] = None) -> None:
         """The turn's result; with several turns, the cost and model usage are the
@@ -838,15 +833,6 @@ class Session:
             return out
 
         self.emitter.result(obj, totals)
-
-    def _denials(self, summary: TurnSummary) -> List[Dict[str, Any]]:
-        if summary.permission_denials:
-            return summary.permission_denials
-        # A user's PermissionRequest hook may allow first (it races claude-print's deny):
-        # a tool that ran was not denied.
-        ran = {r["tool_use_id"] for r in summary.tool_results if not r["is_error"]}
-        found = denials_with_ids(self.turn.denials, summary.tool_uses)
-        return [d for d in found if d["tool_use_id"] not in ran]
 
     def _settle_cost(self, summary: TurnSummary) -> None:
         """Report the TUI's own cost (its cost-state record, written as it exits) when it
@@ -890,139 +876,35 @@ class Session:
         """--json-schema: the turn is over once the server accepted a call (success) or
         rejected the last allowed one (error_max_structured_output_retries)."""
         from claude_print import mcp_structured as ms
-        from claude_print.output import ERROR_MAX_STRUCTURED_OUTPUT_RETRIES
 
         value = ms.structured_result(summary.tool_uses, summary.tool_results)
-        version = contract.parse_version(self.claude_version) or (99,)
         if value is not None:
-            return self._structured_success(summary, value, version)
+            return self._end(summary, lambda ctx: turn_end.structured(summary, ctx, value))
         failed = ms.failed_attempts(summary.tool_uses, summary.tool_results)
         if self.structured_max is None or failed < self.structured_max:
             return None
-        message = ms.retries_message(
-            failed,
-            ms.last_failure(self.turn.records(self.records)),
-            detailed=version >= ms.DETAILED_FROM,
+        records = self.turn.records(self.records)
+        return self._end(
+            summary, lambda ctx: turn_end.structured_retries(summary, ctx, failed, records)
         )
-        reason = ms.RETRY_TERMINAL_REASON if self.facts.limit_terminal_reasons else None
-        return self._cut_short(
-            summary,
-            ERROR_MAX_STRUCTURED_OUTPUT_RETRIES,
-            message,
-            summary.num_turns,
-            reason,
-            usage=summary.usage,
-        )
-
-    def _structured_success(
-        self, summary: TurnSummary, value: Dict[str, Any], version: Tuple[int, ...]
-    ) -> int:
-        from claude_print import mcp_structured as ms
-        from claude_print.output import result_object
-
-        self._turn_over()
-        self._settle_cost(summary)
-        self._flush_stream()
-        summary.stop_reason = "tool_use"
-        obj = result_object(
-            summary,
-            session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.turn.started),
-            duration_api_ms=summary.api_duration_ms,
-            permission_denials=self._denials(summary),
-            claude_version=self.claude_version,
-        )
-        self._emit_result(obj, lambda o: ms.with_structured_output(o, value, version))
-        self.trace("result printed (success, structured_output)")
-        return EXIT_OK
 
     def _max_turns(self, summary: TurnSummary) -> int:
-        """`claude -p` stops before the API call that would pass the limit; so do we."""
-        from claude_print.output import ERROR_MAX_TURNS
-
         limit = self.options.max_turns or 0
-        message = f"Reached maximum number of turns ({limit})"
-        return self._cut_short(
-            summary, ERROR_MAX_TURNS, message, limit + 1, "max_turns", usage=summary.usage
-        )
+        return self._end(summary, lambda ctx: turn_end.max_turns(summary, ctx, limit))
 
     def _budget_exhausted(self, summary: TurnSummary) -> int:
-        """`claude -p --max-budget-usd`: the result of the call that reached the budget,
-        with its cost but zero `usage` and API time, as `claude -p` reports it."""
-        from claude_print.output import ERROR_MAX_BUDGET_USD, budget_message
-
-        assert self.options.max_budget_usd is not None
-        message = budget_message(self.options.max_budget_usd)
-        return self._cut_short(
-            summary,
-            ERROR_MAX_BUDGET_USD,
-            message,
-            summary.num_turns,
-            "budget_exhausted" if self.facts.limit_terminal_reasons else None,
-        )
+        budget = self.options.max_budget_usd
+        assert budget is not None
+        return self._end(summary, lambda ctx: turn_end.budget_exhausted(summary, ctx, budget))
 
     def _stopped_by_hook(
         self, message: Optional[str], summary: Optional[TurnSummary] = None
     ) -> int:
-        """A user's hook ended the turn: UserPromptSubmit blocked or stopped the prompt
-        (`message`: the TUI's words, `claude -p`'s result, 0 turns), or a tool hook said
-        `continue: false` (terminal_reason "hook_stopped"). Success, as in `claude -p`."""
-        from claude_print.output import result_object
         from claude_print.transcript import TurnSummary
 
         self.trace(f"a hook of the user's stopped the turn{': ' + message if message else ''}")
-        if summary is None:
-            summary = TurnSummary(result_text=message or "", num_turns=0)
-        self._turn_over()
-        self._settle_cost(summary)
-        self._flush_stream()
-        obj = result_object(
-            summary,
-            session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.turn.started),
-            duration_api_ms=summary.api_duration_ms,
-            permission_denials=self._denials(summary),
-            claude_version=self.claude_version,
-        )
-        if message is None:
-            obj["terminal_reason"] = "hook_stopped"
-        else:
-            obj.pop("terminal_reason", None)
-        self._emit_result(obj)
-        return EXIT_OK
-
-    def _cut_short(
-        self,
-        summary: TurnSummary,
-        subtype: str,
-        message: str,
-        num_turns: int,
-        terminal_reason: Optional[str],
-        usage: Optional[Dict[str, Any]] = None,
-    ) -> int:
-        """An error result for a turn claude-print ended on `claude -p`'s terms."""
-        from claude_print.output import error_object
-
-        self._turn_over()
-        self._settle_cost(summary)
-        self._flush_stream()
-        obj = error_object(
-            subtype,
-            message,
-            session_id=self.session_id or "",
-            duration_ms=_ms(time.monotonic() - self.turn.started),
-            num_turns=num_turns,
-            usage=usage,
-            total_cost_usd=summary.total_cost_usd,
-            model_usage=summary.model_usage,
-            permission_denials=self._denials(summary),
-            stop_reason=summary.stop_reason,
-            claude_version=self.claude_version,
-            terminal_reason=terminal_reason,
-        )
-        self._emit_result(obj)
-        self.trace(f"result printed ({subtype})")
-        return EXIT_ASSISTANT_ERROR
+        done = summary or TurnSummary(result_text=message or "", num_turns=0)
+        return self._end(done, lambda ctx: turn_end.stopped_by_hook(done, ctx, message))
 
     # --- stream-json input ---------------------------------------------------------
 
@@ -1062,8 +944,6 @@ class Session:
     def _interrupted_turn(self, now: float) -> Optional[int]:
         """After Esc: the TUI ends the turn without a Stop hook; its transcript records
         the interruption. The result is `claude -p`'s for an interrupted turn."""
-        from claude_print.output import ERROR_DURING_EXECUTION
-
         turn = self.turn
         assert turn.interrupt_at is not None and self.channel is not None
         self._poll_tail()
@@ -1077,17 +957,11 @@ class Session:
         self.trace("interrupted" if stopped else "no sign of the interruption; reporting it")
         self.channel.interrupts.clear()
         summary = self._summary()
-        # As `claude -p`: the interruption as a user message, then an error result that
-        # counts the prompt and the interruption as two turns and drops the call's cost.
+        # As `claude -p`: the interruption as a user message, then the error result.
         self._flush_stream()
         # Raw, as the CLI prints it: conforming would give it a tool result's keys.
         self.emitter.control(_interruption_event(self.session_id or ""))
-        summary.total_cost_usd = 0.0
-        summary.model_usage = {}
-        summary.stop_reason = None
-        return self._cut_short(
-            summary, ERROR_DURING_EXECUTION, INTERRUPT_DIAGNOSTIC, 2, "aborted_streaming"
-        )
+        return self._end(summary, lambda ctx: turn_end.interrupted(summary, ctx))
 
     # --- I/O ------------------------------------------------------------------
 

@@ -1253,7 +1253,8 @@ class App:
     def external_editor(self, text: str) -> str:
         """Ctrl+G as measured on 2.1.197-2.1.330: $VISUAL or $EDITOR runs on a temp file
         holding the box's text (the path is its last argument); the file's text comes back
-        with its trailing whitespace trimmed (JavaScript's trimEnd) and, from 2.1.277 on,
+        with its trailing whitespace trimmed (JavaScript's trimEnd), composed (NFC) up to
+        2.1.269 and, from 2.1.277 on,
         its line breaks made LF and its other control characters dropped; tabs and a
         leading "!" stay as they are (measured on 2.1.197, 2.1.270, 2.1.331)."""
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
@@ -1269,7 +1270,10 @@ class App:
                 loaded = f.read()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        if tuple(int(p) for p in VERSION.split(".")[:3]) >= (2, 1, 277):
+        release = tuple(int(p) for p in VERSION.split(".")[:3])
+        if release < (2, 1, 270):
+            loaded = unicodedata.normalize("NFC", loaded)
+        if release >= (2, 1, 277):
             loaded = re.sub("\r\n|[\r\v\f\x85\u2028\u2029]", "\n", loaded)
             loaded = re.sub("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ufeff]", "", loaded)
         return re.sub(JS_TRAILING_SPACE, "", loaded)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -722,8 +723,11 @@ def paste_transform(prompt: str) -> str:
 def editor_transform(prompt: str) -> str:
     """What the input box of 2.1.197 (mock_claude's release) does to a prompt loaded with
     Ctrl+G from claude-print's $EDITOR script (the default for stdin and file prompts):
-    trailing whitespace is trimmed as JavaScript's trimEnd() does; all else stays."""
-    return re.sub("[\t\n\v\f\r \u00a0\u2028\u2029\ufeff]+$", "", prompt)
+    trailing whitespace is trimmed as JavaScript's trimEnd() does and combining characters
+    are composed (NFC); all else stays."""
+    return re.sub(
+        "[\t\n\v\f\r \u00a0\u2028\u2029\ufeff]+$", "", unicodedata.normalize("NFC", prompt)
+    )
 
 
 @pytest.mark.parametrize("name", sorted(PROMPTS))
