@@ -28,8 +28,6 @@ from typing import (
     Dict,
     List,
     Optional,
-    Sequence,
-    Tuple,
     TypeVar,
 )
 
@@ -37,6 +35,7 @@ from claude_print import (
     contract,
     flags,
     hook_events,
+    launch,
     leftovers,
     permissions,
     release,
@@ -58,8 +57,8 @@ from claude_print.errors import (
 )
 from claude_print.hook_events import HookRun, HookWatch
 from claude_print.probes import ProbeResponder
-from claude_print.pty_session import PtyChild, child_environment, scrubbed_names
-from claude_print.relay import EDITOR_EVENT, ExtraHook, HookEvent, Relay
+from claude_print.pty_session import PtyChild, scrubbed_names
+from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.terminal import Screen
 from claude_print.turn import Turn
 from claude_print.turn_end import Ending
@@ -110,37 +109,6 @@ class Interrupted(Exception):
         self.signum = signum
 
 
-def build_argv(
-    options: Options,
-    binary: str,
-    relay: Relay,
-    session_id: Optional[str],
-    delivery: str,
-    facts: contract.Facts = contract.BASELINE,
-    extra: Sequence[str] = (),
-) -> List[str]:
-    """The TUI's command line; `extra`: claude-print's own additions (--json-schema's
-    MCP server), after the user's flags."""
-    argv = [binary, "--settings", relay.settings_path]
-    if not options.inherit_hooks:
-        argv.append("--setting-sources=")
-    if session_id is not None:
-        argv += ["--session-id", session_id]
-    argv += options.forwarded
-    argv += extra
-    argv += permissions.mode_flags(
-        facts,
-        asked=options.skip_permissions or options.permission_mode is not None,
-        sources=permissions.setting_sources(options.inherit_hooks, options.forwarded),
-        cwd=os.getcwd(),
-        environ=os.environ,
-        flag_settings=options.user_settings,
-    )
-    if delivery == "argv":
-        argv += ["--", options.prompt]
-    return argv
-
-
 class Session:
     """One run of the TUI. `run()` returns the exit code; `close()` always cleans up."""
 
@@ -186,7 +154,7 @@ class Session:
         self.pending_keys: List[bytes] = []
         self.last_output = started
         self.last_key = started
-        self.screens = StartupScreens(self.wants_bypass, self._screen_error, trace)
+        self.screens = StartupScreens(launch.wants_bypass(options), self._screen_error, trace)
         self.turn = Turn(options.prompt, self.delivery, started)
         self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.turns = 0  # results emitted
@@ -248,15 +216,6 @@ class Session:
             return None
         return schema
 
-    @property
-    def wants_bypass(self) -> bool:
-        """Bypass mode was asked for: its warning screen is skipped (settings) or accepted."""
-        return (
-            self.options.skip_permissions
-            or self.options.permission_mode == "bypassPermissions"
-            or "--allow-dangerously-skip-permissions" in self.options.forwarded
-        )
-
     def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
         if self.interrupted is None:
             self.interrupted = signum
@@ -286,11 +245,6 @@ class Session:
 
     def start(self) -> None:
         self._install_signals()
-        # Asked-for bypass mode: skip its warning through our settings file, because
-        # answering the screen makes Claude Code write the choice into ~/.claude.
-        extra = dict(contract.QUIET_TUI_SETTINGS)
-        if self.wants_bypass:
-            extra[contract.SKIP_BYPASS_SETTING] = True
         too_new = flags.too_new(self.options.forwarded, self.claude_version)
         if too_new:
             raise ClaudePrintError(too_new)
@@ -301,83 +255,50 @@ class Session:
                 raise ClaudePrintError(file_downloads.NO_TOKEN, EXIT_ASSISTANT_ERROR)
             self._download_files(self._files_session())
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
-        asking: Tuple[str, ...] = (
-            (contract.HOOK_PRE_TOOL_USE,) if self.options.max_budget_usd else ()
-        )
-        sdk_hooks: List[ExtraHook] = []
-        if self.delivery != "argv" or self.channel is not None:
-            # Each typed-in prompt is held against the one intended before it is sent.
-            asking += (contract.HOOK_USER_PROMPT_SUBMIT,)
         if self.channel is not None:
             self._await_initialize()
-            asking += self.channel.asking_hooks()
-            sdk_hooks = self.channel.relay_hooks()
         schema = self._json_schema()
-        user_mcp = None
-        if self.options.mcp_configs:
-            from claude_print import mcp_gate
-
-            user_mcp = mcp_gate.read_configs(self.options.mcp_configs)
-        self.relay = Relay(
-            extra_settings=extra,
-            max_turns=self.options.max_turns,
-            asking=asking,
-            user_settings=self.options.user_settings,
-            structured=schema is not None,
-            extra_hooks=sdk_hooks,
-            watch_hooks=self.reports_hooks,
-            watched_events=self.reported_hooks,
-            user_mcp=user_mcp,
+        self.relay = relay = launch.make_relay(
+            self.options, self.delivery, self.channel, schema is not None, self.reported_hooks
         )
-        self.hook_watch = HookWatch(self.relay.watched)
+        self.hook_watch = HookWatch(relay.watched)
         from claude_print.user_hooks import stop_hooks_possible
 
-        self.others_stop_hooks = bool(sdk_hooks) or stop_hooks_possible(
-            permissions.setting_sources(self.options.inherit_hooks, self.options.forwarded),
-            self.cwd,
-            os.environ,
-            self.options.user_settings,
+        self.others_stop_hooks = bool(self.channel and self.channel.relay_hooks()) or (
+            stop_hooks_possible(
+                permissions.setting_sources(self.options.inherit_hooks, self.options.forwarded),
+                self.cwd,
+                os.environ,
+                self.options.user_settings,
+            )
         )
-        own: List[str] = []
-        if self.relay.user_mcp_path:
-            own += ["--mcp-config", self.relay.user_mcp_path]
-        elif self.options.mcp_configs:  # unreadable: the TUI says what is wrong with it
-            own += ["--mcp-config", *self.options.mcp_configs]
-        if self.channel is not None:
-            # Set at `initialize` (subagents, the TypeScript SDK's system prompt).
-            own += self.channel.tui_flags
+        structured = None
         if schema is not None:
             from claude_print import mcp_structured
 
             self.structured_max = mcp_structured.max_attempts()
-            config = self.relay.stage_structured(schema, self.structured_max)
-            # Pre-allowed: claude-print's PermissionRequest hook would deny it.
-            own += ["--mcp-config", config, "--allowedTools", mcp_structured.QUALIFIED_NAME]
-        argv = build_argv(
+            structured = (schema, self.structured_max)
+        own = launch.own_flags(self.options, relay, self.channel, structured)
+        argv = launch.build_argv(
             self.options,
             self.options.claude_binary,
-            self.relay,
+            relay,
             self.session_id,
             self.delivery,
             self.facts,
             own,
         )
         source = "stdin, stream-json" if self.multi_turn else self.options.prompt_source
-        self.trace(f"relay dir {self.relay.dir}; prompts via {self.delivery} ({source})")
+        self.trace(f"relay dir {relay.dir}; prompts via {self.delivery} ({source})")
         if not self.multi_turn:
             for note in normalisation_notes(self.options.prompt, self.delivery, self.facts):
                 self.trace(note + ("" if self.delivery == "argv" else EXACT_HINT))
-        env = child_environment(os.environ, self.options.betas)
         scrubbed = scrubbed_names(os.environ)
         if scrubbed:
             self.trace(f"not passed to Claude Code: {' '.join(scrubbed)}")
-        if self.delivery == "editor" or self.multi_turn:  # multi-turn: also clears the box
-            from claude_print.relay import USER_EDITOR_VAR
-
-            user_editor = env.get("VISUAL") or env.get("EDITOR")
-            if user_editor:
-                env[USER_EDITOR_VAR] = user_editor
-            env["VISUAL"] = env["EDITOR"] = self.relay.editor_command()
+        # multi-turn: the editor key also clears the box
+        uses_editor = self.delivery == "editor" or self.multi_turn
+        env = launch.tui_environment(os.environ, self.options, relay, uses_editor)
         self.child = PtyChild(argv, env, cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.claude_version:
@@ -1292,4 +1213,4 @@ def run(options: Options) -> int:
         session.close()
 
 
-__all__ = ["Emitter", "Session", "Trace", "build_argv", "report_failure", "run"]
+__all__ = ["Emitter", "Session", "Trace", "report_failure", "run"]

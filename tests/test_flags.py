@@ -66,8 +66,8 @@ def sample_value(flag: flags.Flag) -> List[str]:
 
 @pytest.mark.parametrize("flag", flags.of_kind(flags.FORWARDED), ids=lambda f: f.name.lstrip("-"))
 def test_forwarded_rows_reach_the_tui_argv(flag: flags.Flag, tmp_path: Path) -> None:
+    from claude_print.launch import build_argv
     from claude_print.relay import Relay
-    from claude_print.runner import build_argv
 
     value = "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1" if flag.name == "--session-id" else None
     words = [flag.name, value] if value else [flag.name, *sample_value(flag)]

@@ -130,8 +130,8 @@ def test_the_tui_argv_follows_the_settings_it_reads(
     """End of the chain: options -> build_argv, with a user `defaultMode` on a release that
     starts in auto mode (the TUI then must be told `default` unless it reads that file)."""
     from claude_print.cli import parse_options
+    from claude_print.launch import build_argv
     from claude_print.relay import Relay
-    from claude_print.runner import build_argv
 
     home = tmp_path / "home"
     write_settings(home / ".claude" / "settings.json", "acceptEdits")

@@ -1,0 +1,133 @@
+"""Boot, before the spawn: the relay the run needs, the TUI's command line and its
+environment, all decided from the options (and, for stream-json input, what the caller
+asked for at `initialize`). Plain functions; the orchestrator calls them in order."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from claude_print import contract, permissions
+from claude_print.pty_session import child_environment
+from claude_print.relay import USER_EDITOR_VAR, Relay
+
+if TYPE_CHECKING:
+    from claude_print.cli import Options
+    from claude_print.stream_input import ControlChannel
+
+
+def wants_bypass(options: Options) -> bool:
+    """Bypass mode was asked for: its warning screen is skipped (settings) or accepted."""
+    return (
+        options.skip_permissions
+        or options.permission_mode == "bypassPermissions"
+        or "--allow-dangerously-skip-permissions" in options.forwarded
+    )
+
+
+def make_relay(
+    options: Options,
+    delivery: str,
+    channel: Optional[ControlChannel],
+    structured: bool,
+    reported_hooks: Optional[Any],
+) -> Relay:
+    """The relay: claude-print's hooks (which of them ask, the caller's too), the
+    user's --settings merged in, the gated --mcp-config servers."""
+    # Asked-for bypass mode: skip its warning through our settings file, because
+    # answering the screen makes Claude Code write the choice into ~/.claude.
+    extra = dict(contract.QUIET_TUI_SETTINGS)
+    if wants_bypass(options):
+        extra[contract.SKIP_BYPASS_SETTING] = True
+    asking: Tuple[str, ...] = (contract.HOOK_PRE_TOOL_USE,) if options.max_budget_usd else ()
+    if delivery != "argv" or channel is not None:
+        # Each typed-in prompt is held against the one intended before it is sent.
+        asking += (contract.HOOK_USER_PROMPT_SUBMIT,)
+    if channel is not None:
+        asking += channel.asking_hooks()
+    user_mcp = None
+    if options.mcp_configs:
+        from claude_print import mcp_gate
+
+        user_mcp = mcp_gate.read_configs(options.mcp_configs)
+    return Relay(
+        extra_settings=extra,
+        max_turns=options.max_turns,
+        asking=asking,
+        user_settings=options.user_settings,
+        structured=structured,
+        extra_hooks=channel.relay_hooks() if channel is not None else [],
+        watch_hooks=options.output_format == "stream-json",
+        watched_events=reported_hooks,
+        user_mcp=user_mcp,
+    )
+
+
+def own_flags(
+    options: Options,
+    relay: Relay,
+    channel: Optional[ControlChannel],
+    structured: Optional[Tuple[Dict[str, Any], int]],
+) -> List[str]:
+    """claude-print's additions to the TUI's command line: the gated --mcp-config, what
+    the caller set at `initialize`, --json-schema's server (schema, attempts allowed)."""
+    own: List[str] = []
+    if relay.user_mcp_path:
+        own += ["--mcp-config", relay.user_mcp_path]
+    elif options.mcp_configs:  # unreadable: the TUI says what is wrong with it
+        own += ["--mcp-config", *options.mcp_configs]
+    if channel is not None:
+        own += channel.tui_flags  # subagents, the TypeScript SDK's system prompt
+    if structured is not None:
+        from claude_print import mcp_structured
+
+        config = relay.stage_structured(*structured)
+        # Pre-allowed: claude-print's PermissionRequest hook would deny it.
+        own += ["--mcp-config", config, "--allowedTools", mcp_structured.QUALIFIED_NAME]
+    return own
+
+
+def build_argv(
+    options: Options,
+    binary: str,
+    relay: Relay,
+    session_id: Optional[str],
+    delivery: str,
+    facts: contract.Facts = contract.BASELINE,
+    extra: Sequence[str] = (),
+) -> List[str]:
+    """The TUI's command line; `extra`: claude-print's own additions (`own_flags`),
+    after the user's flags."""
+    argv = [binary, "--settings", relay.settings_path]
+    if not options.inherit_hooks:
+        argv.append("--setting-sources=")
+    if session_id is not None:
+        argv += ["--session-id", session_id]
+    argv += options.forwarded
+    argv += extra
+    argv += permissions.mode_flags(
+        facts,
+        asked=options.skip_permissions or options.permission_mode is not None,
+        sources=permissions.setting_sources(options.inherit_hooks, options.forwarded),
+        cwd=os.getcwd(),
+        environ=os.environ,
+        flag_settings=options.user_settings,
+    )
+    if delivery == "argv":
+        argv += ["--", options.prompt]
+    return argv
+
+
+def tui_environment(
+    environ: Mapping[str, str], options: Options, relay: Relay, uses_editor: bool
+) -> Dict[str, str]:
+    """The TUI's environment: scrubbed (`pty_session.child_environment`), and with the
+    editor script as $VISUAL/$EDITOR when prompts go in by the editor key (the user's
+    editor goes along for the tools the model runs)."""
+    env = child_environment(environ, options.betas)
+    if uses_editor:
+        user_editor = env.get("VISUAL") or env.get("EDITOR")
+        if user_editor:
+            env[USER_EDITOR_VAR] = user_editor
+        env["VISUAL"] = env["EDITOR"] = relay.editor_command()
+    return env
