@@ -366,3 +366,17 @@ def facts_for(version: Optional[str]) -> Facts:
     tested = parsed is not None and oldest is not None and newest is not None
     tested = tested and oldest <= parsed <= newest  # type: ignore[operator]
     return facts._replace(version=version or "", tested=tested)
+
+
+def drift_note(facts: Facts) -> str:
+    """How the running release relates to the tested range ("" when inside it)."""
+    if facts.tested:
+        return ""
+    if not facts.version:
+        return f"; release unknown: using the facts of {NEWEST_TESTED}"
+    if older_than_supported(facts.version):
+        return f"; older than the oldest supported release ({OLDEST_SUPPORTED}): update Claude Code"
+    return (
+        f"; newer than tested ({OLDEST_SUPPORTED} to {NEWEST_TESTED}): "
+        f"using the facts of {NEWEST_TESTED}"
+    )

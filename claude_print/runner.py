@@ -56,10 +56,9 @@ from claude_print.errors import (
     ClaudePrintError,
 )
 from claude_print.hook_events import HookRun, HookWatch
-from claude_print.probes import ProbeResponder
 from claude_print.pty_session import PtyChild, scrubbed_names
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
-from claude_print.terminal import Screen
+from claude_print.tui_screen import TuiScreen
 from claude_print.turn import Turn
 from claude_print.turn_end import Ending
 
@@ -85,7 +84,6 @@ SLASH_HINT = (
 )
 MISSING_HOOK_GRACE = 10.0  # a finished turn without a Stop hook: drift, not a hang
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
-UNRENDERED_LIMIT = 256 * 1024  # enough for the last screens of a failure message
 TAIL_INTERVAL = 0.05
 STOP_SUMMARY_WAIT = 1.0  # --include-hook-events: how long a Stop waits for the hooks' summary
 STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialog no hook answers
@@ -136,17 +134,8 @@ class Session:
         self.delivery = "editor" if self.channel else choose_delivery(options)
         if self.channel and options.prompt_via == "paste":
             self.delivery = "paste"
-        self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
-        self.unrendered = bytearray()
+        self.tui = TuiScreen()
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
-        self.probes = ProbeResponder(
-            rows=contract.WINDOW_ROWS,
-            cols=contract.WINDOW_COLS,
-            cursor=lambda: self.screen.cursor,
-            # Unanswered, the TUI skips its follow-up queries (DECRQM, a second DA1)
-            # and reports no terminal name in its telemetry.
-            answer_xtversion=False,
-        )
         self.relay: Optional[Relay] = None
         self.child: Optional[PtyChild] = None
         self.outbox = bytearray()
@@ -159,8 +148,7 @@ class Session:
         self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.turns = 0  # results emitted
         self.model = options.model or ""  # the model in use, once known
-        self.spent_usd = 0.0  # the session's cost and model usage over its results
-        self.spent_models: Dict[str, Dict[str, Any]] = {}
+        self.totals = turn_end.SessionTotals()  # stream-json input: cost over the results
         self._tool_names: Dict[str, str] = {}  # tool_use id -> tool name, for stream events
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
@@ -302,7 +290,8 @@ class Session:
         self.child = PtyChild(argv, env, cwd=self.cwd)
         self.trace(f"spawned {self.options.claude_binary} as pid {self.child.pid}")
         if self.claude_version:
-            self.trace(f"Claude Code {self.claude_version} (from its package){self._drift()}")
+            drift = contract.drift_note(self.facts)
+            self.trace(f"Claude Code {self.claude_version} (from its package){drift}")
         if self.session_id is not None:
             from claude_print.transcript import transcript_path
 
@@ -478,7 +467,7 @@ class Session:
     def _boot_step(self, now: float) -> Optional[bool]:
         if self.pending_keys or self.outbox:
             return None
-        lines = self.screen.lines()
+        lines = self.tui.lines()
         quiet_since = max(self.last_output, self.last_key)
         outcome = self.screens.step(lines, now, self.last_output, quiet_since)
         if isinstance(outcome, bytes):
@@ -739,19 +728,7 @@ class Session:
             return
 
         def totals(conformed: Dict[str, Any]) -> Dict[str, Any]:
-            out = finish(conformed) if finish else conformed
-            turn_usage = out.get("modelUsage") or {}
-            self.spent_usd += float(out.get("total_cost_usd") or 0)
-            _add_model_usage(self.spent_models, turn_usage)
-            out = dict(out)
-            replace = {
-                "total_cost_usd": self.spent_usd,
-                "modelUsage": {m: dict(u) for m, u in self.spent_models.items()},
-                "model_usage_since_last_result": turn_usage,
-                "result_index": self.turns,
-            }
-            out.update({k: v for k, v in replace.items() if k in out})
-            return out
+            return self.totals.add(finish(conformed) if finish else conformed, self.turns)
 
         self.emitter.result(obj, totals)
 
@@ -865,10 +842,12 @@ class Session:
     def _interrupted_turn(self, now: float) -> Optional[int]:
         """After Esc: the TUI ends the turn without a Stop hook; its transcript records
         the interruption. The result is `claude -p`'s for an interrupted turn."""
+        from claude_print.stream_input import interruption_event, is_interruption
+
         turn = self.turn
         assert turn.interrupt_at is not None and self.channel is not None
         self._poll_tail()
-        stopped = any(_is_interruption(record) for record in turn.records(self.records))
+        stopped = any(is_interruption(record) for record in turn.records(self.records))
         if not stopped and self.last_output > turn.interrupt_at:
             # A frame drawn after Esc (an older one may predate the busy footer) that shows
             # the idle input box: the turn was dropped before any answer.
@@ -881,7 +860,7 @@ class Session:
         # As `claude -p`: the interruption as a user message, then the error result.
         self._flush_stream()
         # Raw, as the CLI prints it: conforming would give it a tool result's keys.
-        self.emitter.control(_interruption_event(self.session_id or ""))
+        self.emitter.control(interruption_event(self.session_id or ""))
         return self._end(summary, lambda ctx: turn_end.interrupted(summary, ctx))
 
     # --- I/O ------------------------------------------------------------------
@@ -901,20 +880,9 @@ class Session:
             return
         self.last_output = now
         # Between turns the screen must stay true for the next prompt's input box.
-        if self.rendering or self.multi_turn:
-            self._lines()  # anything held back first, in order
-            self.screen.feed(data)  # before the probes, so a cursor reply sees this chunk
-        else:
-            # Nothing is read off the screen during the turn: keep the bytes and
-            # render them only if a failure message needs the screen.
-            self.unrendered += data
-            if len(self.unrendered) > UNRENDERED_LIMIT:
-                del self.unrendered[: len(self.unrendered) - UNRENDERED_LIMIT]
-                self.screen = Screen(contract.WINDOW_COLS, contract.WINDOW_ROWS)
-        for reply in self.probes.feed(data):
-            self.outbox += reply
+        self.outbox += self.tui.feed(data, self.rendering or self.multi_turn)
         if not self.claude_version and self.rendering and not self.turns:
-            version = screens.claude_version_on_screen(self.screen.lines())
+            version = screens.claude_version_on_screen(self.tui.lines())
             if version:
                 self._learn_version(version, "its welcome banner")
 
@@ -923,30 +891,10 @@ class Session:
         self.facts = contract.facts_for(version)
         self.claude_version = version
         self.emitter.release = version
-        self.trace(f"Claude Code {version} (from {source}){self._drift()}")
-
-    def _drift(self) -> str:
-        """How the running release relates to the tested range ("" when inside it)."""
-        if self.facts.tested:
-            return ""
-        if not self.facts.version:
-            return f"; release unknown: using the facts of {contract.NEWEST_TESTED}"
-        if contract.older_than_supported(self.facts.version):
-            return (
-                f"; older than the oldest supported release ({contract.OLDEST_SUPPORTED}): "
-                "update Claude Code"
-            )
-        return (
-            f"; newer than tested ({contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}): "
-            f"using the facts of {contract.NEWEST_TESTED}"
-        )
+        self.trace(f"Claude Code {version} (from {source}){contract.drift_note(self.facts)}")
 
     def _lines(self) -> List[str]:
-        """The screen as it is now, rendering any output held back during the turn."""
-        if self.unrendered:
-            self.screen.feed(bytes(self.unrendered))
-            self.unrendered.clear()
-        return self.screen.lines()
+        return self.tui.lines()
 
     def _screen_error(self, what: str, lines: List[str]) -> ClaudePrintError:
         return ClaudePrintError(self._screen_message(what, lines))
@@ -1077,7 +1025,7 @@ class Session:
             data = self.child.read()
             if not data:
                 break
-            self.unrendered += data
+            self.tui.keep(data)
         code = self.child.terminate(0.5)
         self.child = None
         raise self._screen_error(
@@ -1107,60 +1055,6 @@ def _denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
         and b.get("is_error")
         and b.get("content") == contract.DENY_MESSAGE
     ]
-
-
-# modelUsage entries that describe the model rather than count its use.
-_MODEL_FACTS = ("contextWindow", "maxOutputTokens")
-
-
-def _add_model_usage(total: Dict[str, Dict[str, Any]], more: Dict[str, Any]) -> None:
-    for model, usage in more.items():
-        if model not in total:
-            total[model] = dict(usage)
-            continue
-        entry = total[model]
-        for key, value in usage.items():
-            counts = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if counts and key not in _MODEL_FACTS and isinstance(entry.get(key), (int, float)):
-                entry[key] = entry[key] + value
-            else:
-                entry[key] = value
-
-
-def _interruption_event(session_id: str) -> Dict[str, Any]:
-    return {
-        "type": "user",
-        "message": {
-            "role": "user",
-            "content": [{"type": "text", "text": contract.INTERRUPTED_PREFIX + "]"}],
-        },
-        "parent_tool_use_id": None,
-        "session_id": session_id,
-        "uuid": new_session_id(),
-        "timestamp": _iso_now(),
-    }
-
-
-def _iso_now() -> str:
-    """Claude Code's timestamp format: UTC, milliseconds, Z."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
-
-
-def _is_interruption(record: Dict[str, Any]) -> bool:
-    """The user record the TUI writes when Esc stops a turn."""
-    if record.get("type") != "user":
-        return False
-    content = record.get("message", {}).get("content")
-    if isinstance(content, str):
-        content = [{"text": content}]
-    blocks = content if isinstance(content, list) else []
-    return any(
-        isinstance(b, dict)
-        and isinstance(b.get("text"), str)
-        and b["text"].startswith(contract.INTERRUPTED_PREFIX)
-        for b in blocks
-    )
 
 
 def _drain(fd: int) -> None:

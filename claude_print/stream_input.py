@@ -451,3 +451,39 @@ def replay_event(
 def _now_iso() -> str:
     now = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def interruption_event(session_id: str) -> Dict[str, Any]:
+    return {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": contract.INTERRUPTED_PREFIX + "]"}],
+        },
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": random_uuid(),
+        "timestamp": iso_now(),
+    }
+
+
+def iso_now() -> str:
+    """Claude Code's timestamp format: UTC, milliseconds, Z."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def is_interruption(record: Dict[str, Any]) -> bool:
+    """The user record the TUI writes when Esc stops a turn."""
+    if record.get("type") != "user":
+        return False
+    content = record.get("message", {}).get("content")
+    if isinstance(content, str):
+        content = [{"text": content}]
+    blocks = content if isinstance(content, list) else []
+    return any(
+        isinstance(b, dict)
+        and isinstance(b.get("text"), str)
+        and b["text"].startswith(contract.INTERRUPTED_PREFIX)
+        for b in blocks
+    )

@@ -202,3 +202,37 @@ def cut_short(
         terminal_reason=terminal_reason,
     )
     return Ending(obj, EXIT_ASSISTANT_ERROR)
+
+
+# modelUsage entries that describe the model rather than count its use.
+_MODEL_FACTS = ("contextWindow", "maxOutputTokens")
+
+
+class SessionTotals:
+    """stream-json input: each result carries the session's cost and model usage so
+    far and `result_index` counts the results, as `claude -p` does."""
+
+    def __init__(self) -> None:
+        self.cost_usd = 0.0
+        self.models: Dict[str, Dict[str, Any]] = {}
+
+    def add(self, result: Dict[str, Any], index: int) -> Dict[str, Any]:
+        turn_usage = result.get("modelUsage") or {}
+        self.cost_usd += float(result.get("total_cost_usd") or 0)
+        for model, usage in turn_usage.items():
+            entry = self.models.setdefault(model, {})
+            for key, value in usage.items():
+                counts = isinstance(value, (int, float)) and not isinstance(value, bool)
+                if counts and key not in _MODEL_FACTS and isinstance(entry.get(key), (int, float)):
+                    entry[key] = entry[key] + value
+                else:
+                    entry[key] = value
+        out = dict(result)
+        replace = {
+            "total_cost_usd": self.cost_usd,
+            "modelUsage": {m: dict(u) for m, u in self.models.items()},
+            "model_usage_since_last_result": turn_usage,
+            "result_index": index,
+        }
+        out.update({k: v for k, v in replace.items() if k in out})
+        return out
