@@ -58,6 +58,7 @@ from claude_print.errors import (
 from claude_print.hook_events import HookRun, HookWatch
 from claude_print.pty_session import PtyChild, scrubbed_names
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
+from claude_print.stream_out import StreamOut
 from claude_print.tui_screen import TuiScreen
 from claude_print.turn import Turn
 from claude_print.turn_end import Ending
@@ -65,7 +66,6 @@ from claude_print.turn_end import Ending
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
-    from claude_print.stream import StreamConverter
     from claude_print.stream_input import ControlChannel, Prompt
     from claude_print.transcript import TranscriptTail, TurnSummary
 
@@ -147,12 +147,13 @@ class Session:
         self.turn = Turn(options.prompt, self.delivery, started)
         self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.turns = 0  # results emitted
-        self.model = options.model or ""  # the model in use, once known
         self.totals = turn_end.SessionTotals()  # stream-json input: cost over the results
-        self._tool_names: Dict[str, str] = {}  # tool_use id -> tool name, for stream events
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Dict[str, Any]] = []
-        self.converter: Optional[StreamConverter] = None
+        self.stream = StreamOut(
+            emitter, lambda: self.facts, lambda: self.hook_watch, self._emit_init
+        )
+        self.stream.model = options.model or ""
         self.next_tail = 0.0
         self.claude_version = self.facts.version
         emitter.release = self.claude_version
@@ -300,14 +301,12 @@ class Session:
             self._open_tail(transcript_path(home, self.cwd, self.session_id, config_dir=config_dir))
 
     def _open_tail(self, path: str) -> None:
-        from claude_print.stream import StreamConverter
         from claude_print.transcript import TranscriptTail
 
         self.tail = TranscriptTail(path)
         if self.emitter.streams_events and self.session_id:
-            self.converter = StreamConverter(
-                self.session_id, hook_runs=self._hook_runs_of if self.reports_hooks else None
-            )
+            hook_runs = self._hook_runs_of if self.reports_hooks else None
+            self.stream.open(self.session_id, hook_runs)
 
     def _emit_init(self, model: str = "") -> None:
         """stream-json's first line of a turn, once the first record tells the model."""
@@ -455,7 +454,7 @@ class Session:
         elif (
             live
             and self.tail is not None
-            and (self.converter or self.options.max_turns or self.structured_max is not None)
+            and (self.stream.converter or self.options.max_turns or self.structured_max is not None)
         ):
             wake.append(self.next_tail)
         else:
@@ -513,8 +512,8 @@ class Session:
         if outcome != DELIVERED:
             return None
         self.turn.submitted_at = now
-        if self.multi_turn and self.emitter.streams_events and self.model:
-            self._emit_init(self.model)  # as the CLI does at the start of each turn
+        if self.multi_turn and self.emitter.streams_events and self.stream.model:
+            self._emit_init(self.stream.model)  # as the CLI does at the start of each turn
         return True
 
     def _stage_prompt(self, text: str) -> None:
@@ -709,7 +708,7 @@ class Session:
         the stream flushed, then what `build` makes of the summary goes out."""
         self._turn_over()
         self._settle_cost(summary)
-        self._flush_stream()
+        self.stream.flush()
         ending = build(self._context())
         self._emit_result(ending.obj, ending.finish)
         self.trace(f"result printed ({ending.obj['subtype']}, is_error={ending.obj['is_error']})")
@@ -762,13 +761,6 @@ class Session:
 
     def _titled(self) -> bool:
         return any(record.get("type") == "ai-title" for record in self.records)
-
-    def _flush_stream(self) -> None:
-        if self.converter is not None:
-            self._emit_stream(self.converter.flush())
-        if self.emitter.streams_events:
-            self._emit_init()
-        self._release_hooks(turn_over=True)
 
     def _structured_end(self, summary: TurnSummary) -> Optional[int]:
         """--json-schema: the turn is over once the server accepted a call (success) or
@@ -858,7 +850,7 @@ class Session:
         self.channel.interrupts.clear()
         summary = self._summary()
         # As `claude -p`: the interruption as a user message, then the error result.
-        self._flush_stream()
+        self.stream.flush()
         # Raw, as the CLI prints it: conforming would give it a tool result's keys.
         self.emitter.control(interruption_event(self.session_id or ""))
         return self._end(summary, lambda ctx: turn_end.interrupted(summary, ctx))
@@ -965,11 +957,7 @@ class Session:
         self.trace(f"user hook {run.phase}: {run.payload.get('hook_event_name')}")
         self._poll_tail()
         self.hook_watch.take(run, now, self.session_id or "")
-        self._release_hooks()
-
-    def _release_hooks(self, turn_over: bool = False) -> None:
-        for event in self.hook_watch.release(self._tool_names, turn_over):
-            self.emitter.event(event)
+        self.stream.release_hooks()
 
     def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
         assert self.relay is not None
@@ -985,39 +973,7 @@ class Session:
         if record.get("sessionId") != self.session_id:
             return  # another session's record, or bookkeeping without a session
         self.records.append(record)
-        if self.converter is not None:
-            self._emit_stream(self.converter.feed(record))
-
-    def _emit_stream(self, events: List[Dict[str, Any]]) -> None:
-        for event in events:
-            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE):
-                self.emitter.event(event)  # claude -p reports hooks before system/init
-                continue
-            if event.get("type") == "assistant":
-                model = str(event.get("message", {}).get("model", ""))
-                if model and not model.startswith("<"):  # not "<synthetic>" (an API error)
-                    self.model = model
-                self._emit_init(model)
-                self._tool_names.update(_tool_names(event))
-            self._emit_init()
-            if event.get("type") == "user" and self.facts.permission_denied_event:
-                for tool_use_id in _denied_tool_use_ids(event):
-                    self.emitter.event(self._permission_denied(tool_use_id))
-            self.emitter.event(event)
-            if event.get("type") == "assistant":
-                self._release_hooks()  # the user's hooks for the tools it calls
-
-    def _permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
-        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
-        return {
-            "type": "system",
-            "subtype": "permission_denied",
-            "tool_name": self._tool_names.get(tool_use_id, ""),
-            "tool_use_id": tool_use_id,
-            "message": contract.DENY_MESSAGE,
-            "uuid": new_session_id(),
-            "session_id": self.session_id or "",
-        }
+        self.stream.feed(record)
 
     def _on_child_exit(self) -> None:
         assert self.child is not None
@@ -1031,30 +987,6 @@ class Session:
         raise self._screen_error(
             f"Claude Code exited (status {code}) before answering", self._lines()
         )
-
-
-def _tool_names(event: Dict[str, Any]) -> Dict[str, str]:
-    content = event.get("message", {}).get("content")
-    blocks = content if isinstance(content, list) else []
-    return {
-        str(b.get("id")): str(b.get("name"))
-        for b in blocks
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    }
-
-
-def _denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
-    """Tool results that carry claude-print's own PermissionRequest denial."""
-    content = event.get("message", {}).get("content")
-    blocks = content if isinstance(content, list) else []
-    return [
-        str(b.get("tool_use_id"))
-        for b in blocks
-        if isinstance(b, dict)
-        and b.get("type") == "tool_result"
-        and b.get("is_error")
-        and b.get("content") == contract.DENY_MESSAGE
-    ]
 
 
 def _drain(fd: int) -> None:

@@ -1,0 +1,114 @@
+"""stream-json output during a turn: the transcript's records become `claude -p`'s
+events (`stream.StreamConverter`), with the turn's init line before the first of them,
+a `system/permission_denied` note before a denied tool's result (2.1.238 on), and the
+runs of the user's hooks released at their place (after the tool call they are about)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+
+from claude_print import contract, hook_events
+from claude_print.emit import Emitter
+from claude_print.hook_events import HookWatch
+from claude_print.ids import random_uuid
+
+if TYPE_CHECKING:
+    from claude_print.stream import StreamConverter
+
+HookRuns = Callable[[Dict[str, Any]], List[Dict[str, Any]]]
+
+
+class StreamOut:
+    def __init__(
+        self,
+        emitter: Emitter,
+        facts: Callable[[], contract.Facts],
+        hook_watch: Callable[[], HookWatch],
+        init: Callable[[str], None],
+    ) -> None:
+        self.emitter = emitter
+        self.facts = facts  # the release may be learned late
+        self.hook_watch = hook_watch
+        self.init = init  # emits the turn's init line once (given the model, if known)
+        self.converter: Optional[StreamConverter] = None
+        self.session_id = ""
+        self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
+        self.model = ""  # the model in use, once an answer names it
+
+    def open(self, session_id: str, hook_runs: Optional[HookRuns]) -> None:
+        from claude_print.stream import StreamConverter
+
+        self.session_id = session_id
+        self.converter = StreamConverter(session_id, hook_runs=hook_runs)
+
+    def feed(self, record: Dict[str, Any]) -> None:
+        if self.converter is not None:
+            self._emit(self.converter.feed(record))
+
+    def flush(self) -> None:
+        """The turn is over: what the converter holds, the init line if none went yet,
+        the user's hook runs still held."""
+        if self.converter is not None:
+            self._emit(self.converter.flush())
+        if self.emitter.streams_events:
+            self.init("")
+        self.release_hooks(turn_over=True)
+
+    def release_hooks(self, turn_over: bool = False) -> None:
+        for event in self.hook_watch().release(self.tool_names, turn_over):
+            self.emitter.event(event)
+
+    def _emit(self, events: List[Dict[str, Any]]) -> None:
+        for event in events:
+            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE):
+                self.emitter.event(event)  # claude -p reports hooks before system/init
+                continue
+            if event.get("type") == "assistant":
+                model = str(event.get("message", {}).get("model", ""))
+                if model and not model.startswith("<"):  # not "<synthetic>" (an API error)
+                    self.model = model
+                self.init(model)
+                self.tool_names.update(tool_names(event))
+            self.init("")
+            if event.get("type") == "user" and self.facts().permission_denied_event:
+                for tool_use_id in denied_tool_use_ids(event):
+                    self.emitter.event(self.permission_denied(tool_use_id))
+            self.emitter.event(event)
+            if event.get("type") == "assistant":
+                self.release_hooks()  # the user's hooks for the tools it calls
+
+    def permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
+        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
+        return {
+            "type": "system",
+            "subtype": "permission_denied",
+            "tool_name": self.tool_names.get(tool_use_id, ""),
+            "tool_use_id": tool_use_id,
+            "message": contract.DENY_MESSAGE,
+            "uuid": random_uuid(),
+            "session_id": self.session_id,
+        }
+
+
+def tool_names(event: Dict[str, Any]) -> Dict[str, str]:
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return {
+        str(b.get("id")): str(b.get("name"))
+        for b in blocks
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
+    """Tool results that carry claude-print's own PermissionRequest denial."""
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return [
+        str(b.get("tool_use_id"))
+        for b in blocks
+        if isinstance(b, dict)
+        and b.get("type") == "tool_result"
+        and b.get("is_error")
+        and b.get("content") == contract.DENY_MESSAGE
+    ]
