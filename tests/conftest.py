@@ -262,9 +262,15 @@ def run_pair(
         for argv, data, api in runs
     ]
     done = []
-    for proc, (argv, data, _) in zip(procs, runs):
-        out, err = proc.communicate(data, timeout=RUN_TIMEOUT)
-        done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+    try:
+        for proc, (argv, data, _) in zip(procs, runs):
+            out, err = proc.communicate(data, timeout=RUN_TIMEOUT)
+            done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+    finally:  # a hung side must not outlive the test (claude-print's own timeout is 1 h)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     requests = [
         [r for r in api.requests[start:] if not r["side"]]
         for start, (_, _, api) in zip(starts, runs)

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
-from conftest import ROOT, RUN_TIMEOUT, Sandbox, claude_release, real_claude_paths, run_pair
+from conftest import Sandbox, claude_release, real_claude_paths, run_pair
 from fake_api import FakeApiServer
 from test_e2e_real import assert_clean, assert_exit
 
@@ -126,58 +124,31 @@ def cases() -> Iterator[Any]:
             yield pytest.param(Case(name, channel, n % 3 == 0), id=f"{name}-{channel}")
 
 
-@pytest.fixture(scope="module")
-def oracle_api() -> Iterator[FakeApiServer]:
-    """`claude -p`'s own fake API, so both runs go at once and their requests stay apart."""
-    server = FakeApiServer().start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
 NEWEST = max(
     (claude_release(p) for p in real_claude_paths()),
     key=lambda v: tuple(int(x) for x in (v or "0.0.0").split(".")),
 )
 
 
-def invocation(case: Case, binary: str, tmp: Path, ours: bool) -> Tuple[List[str], Optional[bytes]]:
+def invocation(case: Case, tmp: Path, ours: bool) -> Tuple[List[str], Optional[bytes]]:
+    """The words after `claude-print` or `claude -p`, and stdin."""
     text = TEXTS[case.text]
-    head = (
-        [sys.executable, "-m", "claude_print", "--claude-binary", binary]
-        if ours
-        else [binary, "-p"]
-    )
     if case.channel == "stream-json":
         message = {"type": "user", "message": {"role": "user", "content": text}}
         words = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
-        return head + words, (json.dumps(message) + "\n").encode()
+        return words, (json.dumps(message) + "\n").encode()
     words = ["--output-format", "json"]
     if case.channel == "argv":
-        return head + words + ["--", text], None
+        return [*words, "--", text], None
     if case.channel == "stdin":
-        return head + words, text.encode()
+        return words, text.encode()
     if case.channel == "argv+stdin":
-        return head + words + ["--", "Review this:"], text.encode()
-    path = tmp / ("ours.txt" if ours else "theirs.txt")
-    path.write_bytes(text.encode())
+        return [*words, "--", "Review this:"], text.encode()
     if ours:
-        return head + words + ["--input-file", str(path)], None
-    return head + words, text.encode()  # claude -p has no --input-file: the same bytes on stdin
-
-
-def start(
-    sandbox: Sandbox, argv: List[str], stdin: Optional[bytes], api: str
-) -> subprocess.Popen[bytes]:
-    env = sandbox.env(ANTHROPIC_BASE_URL=api, PYTHONPATH=str(ROOT))
-    return subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=sandbox.project,
-        env=env,
-    )
+        path = tmp / "prompt.txt"
+        path.write_bytes(text.encode())
+        return [*words, "--input-file", str(path)], None
+    return words, text.encode()  # claude -p has no --input-file: the same bytes on stdin
 
 
 def result_of(stdout: bytes, channel: str) -> Dict[str, Any]:
@@ -196,21 +167,26 @@ def test_the_model_gets_claude_p_s_prompt(
     release = claude_release(real_claude)
     if not case.sampled and release != NEWEST:
         pytest.skip("the oldest releases run every third case of the space")
-    before = (len(fake_api.requests), len(oracle_api.requests))
-    ours_argv, ours_in = invocation(case, real_claude, sandbox.tmp, ours=True)
-    theirs_argv, theirs_in = invocation(case, real_claude, sandbox.tmp, ours=False)
-    ours = start(sandbox, ours_argv, ours_in, fake_api.url)
-    theirs = start(sandbox, theirs_argv, theirs_in, oracle_api.url)
-    out, err = ours.communicate(ours_in, timeout=RUN_TIMEOUT)
-    out_p, _ = theirs.communicate(theirs_in, timeout=RUN_TIMEOUT)
-    ours_proc = subprocess.CompletedProcess(ours_argv, ours.returncode, out, err)
-    assert_exit(ours_proc, theirs.returncode)
-    their_prompts = turn_prompts_since(oracle_api, before[1])
-    our_prompts = turn_prompts_since(fake_api, before[0])
+    ours, ours_in = invocation(case, sandbox.tmp, ours=True)
+    theirs, theirs_in = invocation(case, sandbox.tmp, ours=False)
+    pair = run_pair(
+        sandbox,
+        real_claude,
+        fake_api,
+        oracle_api,
+        ours,
+        theirs,
+        stdin=ours_in,
+        their_stdin=theirs_in,
+    )
+    assert_exit(pair.ours, pair.theirs.returncode)
+    their_prompts = [r["prompt"] for r in pair.their_requests if not r["tool_result"]]
+    our_prompts = [r["prompt"] for r in pair.our_requests if not r["tool_result"]]
     assert len(their_prompts) == 1, their_prompts
     forms = model_forms(their_prompts[0], release, case.channel)
     assert len(our_prompts) == 1 and our_prompts[0] in forms, (our_prompts, forms)
-    mine, theirs_result = result_of(out, case.channel), result_of(out_p, case.channel)
+    mine = result_of(pair.ours.stdout, case.channel)
+    theirs_result = result_of(pair.theirs.stdout, case.channel)
     assert (mine["subtype"], mine["is_error"]) == (
         theirs_result["subtype"],
         theirs_result["is_error"],
@@ -218,10 +194,6 @@ def test_the_model_gets_claude_p_s_prompt(
     if our_prompts[0] == their_prompts[0]:
         assert mine["result"] == theirs_result["result"]
     assert_clean(sandbox)
-
-
-def turn_prompts_since(api: FakeApiServer, start_at: int) -> List[str]:
-    return [r["prompt"] for r in api.requests[start_at:] if not r["side"] and not r["tool_result"]]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
