@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import sys
+import time
 from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from claude_print import __version__, contract, flags
@@ -189,19 +190,6 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def read_stdin(stream: Optional[BinaryIO]) -> bytes:
-    """Piped stdin, bounded; b"" when it is a TTY, closed or empty."""
-    if stream is None:
-        return b""
-    try:
-        if os.isatty(stream.fileno()):
-            return b""
-    except (OSError, ValueError):
-        return b""
-    data = stream.read(MAX_PROMPT_BYTES + 1)
-    return data or b""
-
-
 def _decode(data: bytes, what: str) -> str:
     try:
         return data.decode("utf-8")
@@ -210,7 +198,11 @@ def _decode(data: bytes, what: str) -> str:
 
 
 def build_prompt(
-    positional: Optional[str], input_file: Optional[str], stdin_data: bytes, stdin_is_tty: bool
+    positional: Optional[str],
+    input_file: Optional[str],
+    stdin_data: bytes,
+    stdin_is_tty: bool,
+    deadline: Optional[float] = None,
 ) -> tuple[str, str]:
     """(prompt, source) exactly as `claude -p` builds it: argument, then newline, then stdin."""
     if positional is not None and input_file is not None:
@@ -220,7 +212,7 @@ def build_prompt(
     head: Optional[str] = positional
     source = "argv"
     if input_file is not None:
-        head, source = _read_input_file(input_file), "file"
+        head, source = _read_input_file(input_file, deadline), "file"
     if len(stdin_data) > MAX_PROMPT_BYTES:
         raise ClaudePrintError(f"stdin is over the {MAX_PROMPT_BYTES // (1024 * 1024)} MiB limit")
     tail = _decode(stdin_data, "stdin") if stdin_data else ""
@@ -240,14 +232,12 @@ def build_prompt(
     return prompt, source
 
 
-def _read_input_file(path: str) -> str:
+def _read_input_file(path: str, deadline: Optional[float] = None) -> str:
+    from claude_print.prompt_input import read_file
+
     if os.path.isdir(path):
         raise ClaudePrintError(f"--input-file {path}: is a directory")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_PROMPT_BYTES + 1)
-    except OSError as exc:
-        raise ClaudePrintError(f"--input-file {path}: {exc.strerror or exc}") from exc
+    data = read_file(path, MAX_PROMPT_BYTES, deadline or time.monotonic() + DEFAULT_TIMEOUT)
     if len(data) > MAX_PROMPT_BYTES:
         raise ClaudePrintError(f"--input-file {path}: over the 10 MiB limit")
     return _decode(data, f"--input-file {path}")
@@ -310,11 +300,16 @@ def _read_agents(path: str) -> str:
 
 
 def parse_options(
-    argv: Sequence[str], stdin: Optional[BinaryIO], environ: Mapping[str, str]
+    argv: Sequence[str],
+    stdin: Optional[BinaryIO],
+    environ: Mapping[str, str],
+    started: Optional[float] = None,
 ) -> tuple[argparse.Namespace, Optional[Options]]:
-    """Parsed args, and the run's Options (None for --version / --check)."""
+    """Parsed args, and the run's Options (None for --version / --check). `started`:
+    when the run began (monotonic), which --timeout counts from."""
     from claude_print.config import load_defaults
 
+    started = time.monotonic() if started is None else started
     args = build_parser().parse_args(list(argv))
     if args.version or args.check:
         # The doctor reports a broken config itself; --version must not depend on it.
@@ -334,13 +329,19 @@ def parse_options(
         _check_stream_input(args)
         prompt, source = "", "stdin"
     else:
+        from claude_print.prompt_input import read_stdin
+
+        # --timeout bounds the whole run, the prompt's reading included.
+        deadline = started + (args.timeout or defaults.timeout_secs or DEFAULT_TIMEOUT)
         stdin_is_tty = _is_tty(stdin)
         stdin_data = (
             b""
             if args.prompt is None and args.input_file is None and stdin_is_tty
-            else read_stdin(stdin)
+            else read_stdin(stdin, MAX_PROMPT_BYTES, deadline)
         )
-        prompt, source = build_prompt(args.prompt, args.input_file, stdin_data, stdin_is_tty)
+        prompt, source = build_prompt(
+            args.prompt, args.input_file, stdin_data, stdin_is_tty, deadline
+        )
     try:
         os.getcwd()
     except OSError as exc:
@@ -555,9 +556,11 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
 def _main(argv: Sequence[str]) -> int:
     from claude_print import runner
 
+    started = time.monotonic()  # --timeout bounds the whole run, the prompt's reading too
+
     stdin = sys.stdin.buffer if sys.stdin is not None else None
     try:
-        args, options = parse_options(argv, stdin, os.environ)
+        args, options = parse_options(argv, stdin, os.environ, started)
         if options is None:
             if args.check:
                 from claude_print import doctor
@@ -569,7 +572,7 @@ def _main(argv: Sequence[str]) -> int:
         fmt = _requested_format(argv)
         runner.report_failure(exc, fmt)
         return exc.exit_code
-    return runner.run(options)
+    return runner.run(options, started)
 
 
 def _requested_format(argv: Sequence[str]) -> str:

@@ -1001,8 +1001,9 @@ def _ms(seconds: float) -> int:
     return int(seconds * 1000)
 
 
-def run(options: Options) -> int:
-    started = time.monotonic()
+def run(options: Options, started: Optional[float] = None) -> int:
+    """The run; `started` (monotonic) is when claude-print began, for --timeout."""
+    started = time.monotonic() if started is None else started
     # The Agent SDK always passes --verbose and shows the CLI's stderr to its user: in
     # stream-json input mode traces need their own switch.
     tracing = options.verbose and options.input_format != "stream-json"

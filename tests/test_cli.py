@@ -18,7 +18,6 @@ from claude_print.cli import (
     Options,
     build_prompt,
     parse_options,
-    read_stdin,
     resolve_binary,
 )
 from claude_print.errors import ClaudePrintError
@@ -135,43 +134,17 @@ def test_input_file_errors(tmp_path: Path) -> None:
 def test_unreadable_input_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "secret"
     path.write_text("x")
-    real_open = open
+    real_open = os.open
 
-    def denied(file: object, *args: object, **kwargs: object) -> object:
+    def denied(file: str, *args: int, **kwargs: int) -> int:
         # As root a chmod 000 file is readable anyway: make the open fail as it would.
         if str(file) == str(path):
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", denied)
+    monkeypatch.setattr("os.open", denied)
     with pytest.raises(ClaudePrintError, match=f"--input-file {path}: Permission denied"):
         build_prompt(None, str(path), b"", False)
-
-
-def test_read_stdin_skips_a_tty() -> None:
-    master, slave = os.openpty()
-    try:
-        with os.fdopen(slave, "rb", closefd=False) as f:
-            assert read_stdin(f) == b""
-    finally:
-        os.close(slave)
-        os.close(master)
-
-
-def test_read_stdin_none_and_closed(tmp_path: Path) -> None:
-    assert read_stdin(None) == b""
-    path = tmp_path / "in"
-    path.write_bytes(b"data")
-    with open(path, "rb") as f:
-        pass
-    assert read_stdin(f) == b""
-
-
-def test_read_stdin_reads_one_byte_past_the_limit(tmp_path: Path) -> None:
-    path = tmp_path / "in"
-    path.write_bytes(b"a" * (MAX_PROMPT_BYTES + 100))
-    with open(path, "rb") as f:
-        assert len(read_stdin(f)) == MAX_PROMPT_BYTES + 1
 
 
 def test_tty_stdin_with_no_prompt_is_a_usage_error() -> None:
