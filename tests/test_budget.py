@@ -6,7 +6,7 @@ import time
 from typing import Any, Dict
 
 from claude_print import contract
-from claude_print.cli import Options
+from claude_print.options import Options
 from claude_print.relay import HookEvent
 from claude_print.runner import Emitter, Session, Trace
 
