@@ -35,6 +35,7 @@ Environment:
                               every model priced at MOCK_PRICE, known to claude-print or not
     MOCK_CLAUDE_KEY_GUARD_MS  keys arriving less than this many ms (40) after a new screen
                               (a dialog, the ready REPL, the end of a turn) are dropped
+    MOCK_CLAUDE_DROP_LOG      append one line per key the guard dropped
     CLAUDE_CODE_ENTRYPOINT    transcript "entrypoint" (default "cli"), as the real one
     CLAUDE_CODE_CHILD_SESSION non-empty: no transcript is written (measured on 2.1.197)
     ANTHROPIC_MODEL           model when --model is absent (default claude-opus-4-8)
@@ -814,6 +815,7 @@ class App:
         self.ui = Ui(probes=True, odd_probes="unknown_probe" in self.sc)
         self.parser = KeyParser()
         self.guard = float(os.environ.get("MOCK_CLAUDE_KEY_GUARD_MS", "40")) / 1000.0
+        self.drop_log = os.environ.get("MOCK_CLAUDE_DROP_LOG")  # keys the guard dropped
         self.backlog: List[Event] = []  # typed while busy: exempt from the guard
         self.pieces: List[Tuple[str, str]] = []  # input box: (actual text, shown text)
         self.pastes = 0
@@ -922,7 +924,14 @@ class App:
         now = time.monotonic()
         events = self.parser.feed(data, now)
         # keys sent before the screen settled are lost; drivers must wait for quiet
-        return [e for e in events if e[2] >= self.ui.last_new_screen + self.guard]
+        settled = self.ui.last_new_screen + self.guard
+        lost = [e for e in events if e[2] < settled]
+        if lost and self.drop_log:
+            with open(self.drop_log, "a", encoding="utf-8") as f:
+                for kind, value, when in lost:
+                    ms = (when - self.ui.last_new_screen) * 1000
+                    f.write(f"{kind} {value[:40]!r} {ms:.0f} ms after a new screen\n")
+        return [e for e in events if e[2] >= settled]
 
     def drain_backlog(self) -> None:
         while select.select([0], [], [], 0)[0]:
