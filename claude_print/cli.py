@@ -5,51 +5,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
 import time
-from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from claude_print import __version__, contract, flags
+from claude_print import __version__, flags
 from claude_print.errors import ClaudePrintError
-from claude_print.ids import random_uuid
+from claude_print.options import DEFAULT_TIMEOUT, Options, choose_delivery
+from claude_print.release import resolve_binary
 
 MAX_PROMPT_BYTES = 10 * 1024 * 1024
-DEFAULT_TIMEOUT = 3600.0
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PROMPT_VIA = ("auto", "argv", "editor", "paste")
 INPUT_FORMATS = ("text", "stream-json")
-
-
-class Options(NamedTuple):
-    """One run, as asked for (immutable: ``_replace`` makes a changed copy)."""
-
-    prompt: str
-    prompt_source: str  # "argv", "stdin", "file" or "argv+stdin"
-    output_format: str = "text"
-    timeout: float = DEFAULT_TIMEOUT
-    claude_binary: str = "claude"
-    max_turns: Optional[int] = None
-    inherit_hooks: bool = True
-    verbose: bool = False
-    prompt_via: str = "auto"
-    forwarded: Tuple[str, ...] = ()  # flags passed to the TUI as they are
-    skip_permissions: bool = False
-    permission_mode: Optional[str] = None
-    model: Optional[str] = None
-    resume: bool = False  # --resume / --continue: the session id is not ours to choose
-    session_id: Optional[str] = None  # --session-id: the caller's choice
-    max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
-    no_session_persistence: bool = False  # emulated: the transcript is removed once read
-    user_settings: Optional[Dict[str, Any]] = None  # --settings, merged into claude-print's
-    json_schema: Optional[str] = None  # emulated with claude-print's StructuredOutput server
-    input_format: str = "text"  # stream-json: prompts (and control requests) come on stdin
-    permission_prompt_tool: Optional[str] = None  # "stdio": can_use_tool asks the caller
-    include_hook_events: bool = False  # stream-json: every hook run, not SessionStart's only
-    replay_user_messages: bool = False  # stream-json input: echo each user message back
-    betas: Tuple[str, ...] = ()  # --betas: the TUI gets them in ANTHROPIC_BETAS
-    mcp_configs: Tuple[str, ...] = ()  # --mcp-config: stdio servers gated (mcp_gate)
-    files: Tuple[str, ...] = ()  # --file: downloaded by claude-print (file_downloads)
 
 
 GROUP_TITLES = {
@@ -179,10 +147,6 @@ def _uuid(text: str) -> str:
         raise argparse.ArgumentTypeError(f"not a UUID: {text!r}") from None
 
 
-def new_session_id() -> str:
-    return random_uuid()
-
-
 def _positive_float(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -250,34 +214,6 @@ def validate_prompt(prompt: str) -> None:
         raise ClaudePrintError("the prompt is empty or only whitespace")
     if len(prompt.encode("utf-8", "surrogatepass")) > MAX_PROMPT_BYTES:
         raise ClaudePrintError("the prompt is over the 10 MiB limit")
-
-
-def choose_delivery(options: Options) -> str:
-    """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
-    "paste"; see --prompt-via and docs/contract.md (prompt delivery)."""
-    size = len(options.prompt.encode("utf-8"))
-    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
-    if options.prompt_via == "argv":
-        if not fits:
-            raise ClaudePrintError(
-                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
-                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
-            )
-        return "argv"
-    if options.prompt_via in ("editor", "paste"):
-        delivery = options.prompt_via
-    else:
-        # With --mcp-config the prompt must wait for the servers (runner._awaiting_mcp):
-        # an argv prompt goes in by itself, before 2.1.331 has their tools.
-        argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
-        delivery = "argv" if argv_ok else "editor"
-    if delivery == "paste":
-        from claude_print.delivery import paste_refusal
-
-        refusal = paste_refusal(options.prompt)
-        if refusal is not None:
-            raise ClaudePrintError(refusal)
-    return delivery
 
 
 def forwarded_flags(args: argparse.Namespace) -> List[str]:
@@ -500,26 +436,6 @@ def _is_tty(stream: Optional[BinaryIO]) -> bool:
         return False
 
 
-def resolve_binary(name: str) -> str:
-    path = shutil.which(name) if os.sep not in name else name
-    if path is None:
-        raise ClaudePrintError(
-            f"Claude Code not found: `{name}` is not on PATH (install it with "
-            "`npm install -g @anthropic-ai/claude-code` or pass --claude-binary PATH)"
-        )
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        if not os.path.exists(path):
-            why = "it does not exist"
-        elif os.path.isdir(path):
-            why = "it is a directory"
-        elif not os.path.isfile(path):
-            why = "it is not a regular file"
-        else:
-            why = "it has no execute permission"
-        raise ClaudePrintError(f"--claude-binary {path}: not an executable file ({why})")
-    return path
-
-
 def main(argv: Optional[Sequence[str]] = None) -> None:
     from claude_print.errors import EXIT_INTERRUPTED
 
@@ -541,7 +457,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
 
 
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
-    from claude_print import runner
+    from claude_print.emit import report_failure
 
     if "--verbose" in argv:
         import traceback
@@ -549,12 +465,13 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
         traceback.print_exc()
     hint = "" if "--verbose" in argv else " (--verbose shows the traceback)"
     error = ClaudePrintError(f"internal error: {type(exc).__name__}: {exc}{hint}")
-    runner.report_failure(error, _requested_format(argv))
+    report_failure(error, _requested_format(argv))
     return error.exit_code
 
 
 def _main(argv: Sequence[str]) -> int:
     from claude_print import runner
+    from claude_print.emit import report_failure
 
     started = time.monotonic()  # --timeout bounds the whole run, the prompt's reading too
 
@@ -569,8 +486,7 @@ def _main(argv: Sequence[str]) -> int:
             return print_version(args.claude_binary)
         options = options._replace(claude_binary=resolve_binary(options.claude_binary))
     except ClaudePrintError as exc:
-        fmt = _requested_format(argv)
-        runner.report_failure(exc, fmt)
+        report_failure(exc, _requested_format(argv))
         return exc.exit_code
     return runner.run(options, started)
 
@@ -585,7 +501,7 @@ def _requested_format(argv: Sequence[str]) -> str:
 
 
 def print_version(binary: str) -> int:
-    from claude_print.doctor import claude_version
+    from claude_print.release import claude_version
 
     try:
         wrapped = claude_version(resolve_binary(binary))

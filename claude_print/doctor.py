@@ -24,6 +24,7 @@ from typing import Dict, List, Mapping, Optional, Set, TextIO, Tuple
 from claude_print import contract, leftovers
 from claude_print.errors import EXIT_OK, EXIT_USAGE, ClaudePrintError
 from claude_print.relay import TEMP_PREFIX
+from claude_print.release import claude_version, resolve_binary
 
 MIN_PYTHON = (3, 8)
 ORPHAN_AGE_SECS = 3600.0
@@ -32,20 +33,6 @@ ROUND_TRIP_PROMPT = "claude-print --check: a round trip through mock_claude."
 # The user's environment must not steer the round trip.
 _ROUND_TRIP_DROPPED_PREFIXES = ("CLAUDE_CODE_", "ANTHROPIC_", "MOCK_CLAUDE_", "CLAUDE_PRINT_")
 _ROUND_TRIP_DROPPED_NAMES = ("CLAUDECODE", "CLAUDE_CONFIG_DIR", "SHIV_FORCE_EXTRACT")
-
-
-def claude_version(binary: str) -> str:
-    """`claude --version` -> "2.1.197"; a clear error when it is not Claude Code."""
-    try:
-        proc = subprocess.run(
-            [binary, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ClaudePrintError(f"cannot run {binary} --version: {exc}") from exc
-    match = contract.VERSION_RE.search(proc.stdout)
-    if proc.returncode != 0 or match is None:
-        raise ClaudePrintError(f"{binary} --version did not print a Claude Code version")
-    return match.group(1).decode()
 
 
 class Report:
@@ -116,8 +103,6 @@ def check_config(report: Report) -> None:
 
 
 def check_claude(report: Report, binary: str) -> None:
-    from claude_print.cli import resolve_binary
-
     try:
         path = resolve_binary(binary)
         version = claude_version(path)

@@ -12,7 +12,7 @@ from claude_print.pty_session import child_environment
 from claude_print.relay import USER_EDITOR_VAR, Relay
 
 if TYPE_CHECKING:
-    from claude_print.cli import Options
+    from claude_print.options import Options
     from claude_print.stream_input import ControlChannel
 
 

@@ -44,7 +44,6 @@ from claude_print import (
 )
 from claude_print.asking import AskingHooks
 from claude_print.boot import READY, StartupScreens
-from claude_print.cli import Options, choose_delivery, new_session_id
 from claude_print.delivery import DELIVERED, Delivery, normalisation_notes, paste_refusal
 from claude_print.delivery import GRACE as PROMPT_ARRIVAL_GRACE
 from claude_print.emit import Emitter, Finish, Trace, report_failure
@@ -56,6 +55,7 @@ from claude_print.errors import (
     ClaudePrintError,
 )
 from claude_print.hook_events import HookRun, HookWatch
+from claude_print.options import Options, choose_delivery, new_session_id
 from claude_print.pty_session import PtyChild, scrubbed_names
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.stream_out import StreamOut
@@ -894,10 +894,8 @@ class Session:
     def _screen_message(self, what: str, lines: List[str]) -> str:
         """A failure message with the screen's text and, if it drifted, Claude Code's version."""
         if not self.claude_version:
-            from claude_print.doctor import claude_version  # only on this failure path
-
-            with contextlib.suppress(ClaudePrintError):
-                self.claude_version = claude_version(self.options.claude_binary)
+            with contextlib.suppress(ClaudePrintError):  # a process start: only on failure
+                self.claude_version = release.claude_version(self.options.claude_binary)
         drift = ""
         if self.claude_version:
             tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"

@@ -30,9 +30,12 @@ Environment:
     MOCK_CLAUDE_SCENARIO      comma-separated scenarios (below); default "ok"
     MOCK_CLAUDE_PROMPT_LOG    append one line per submitted prompt: base64 of its bytes
     MOCK_CLAUDE_ARGV_LOG      write the argv received (JSON list) at start
-    MOCK_CLAUDE_VERSION       version string (default 2.1.197)
+    MOCK_CLAUDE_VERSION       version string (default 2.1.197); from 2.1.247 a cost-state
+                              record goes into the transcript at exit (the real one's shape),
+                              every model priced at MOCK_PRICE, known to claude-print or not
     MOCK_CLAUDE_KEY_GUARD_MS  keys arriving less than this many ms (40) after a new screen
                               (a dialog, the ready REPL, the end of a turn) are dropped
+    MOCK_CLAUDE_DROP_LOG      append one line per key the guard dropped
     CLAUDE_CODE_ENTRYPOINT    transcript "entrypoint" (default "cli"), as the real one
     CLAUDE_CODE_CHILD_SESSION non-empty: no transcript is written (measured on 2.1.197)
     ANTHROPIC_MODEL           model when --model is absent (default claude-opus-4-8)
@@ -582,6 +585,19 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+# USD per million input and output tokens, for every model: the mock's own price table,
+# which (like a newer release's) also prices models claude-print's table lacks.
+MOCK_PRICE = (5.0, 25.0)
+
+
+def version_at_least(version: str) -> bool:
+    parts = VERSION.split(".")[:3]
+    try:
+        return tuple(int(p) for p in parts) >= tuple(int(p) for p in version.split("."))
+    except ValueError:
+        return False
+
+
 def usage_block(output_tokens: int) -> Dict[str, Any]:
     return {
         "input_tokens": 42,
@@ -606,13 +622,47 @@ class Transcript:
         self.common = common
         self.last_uuid: Optional[str] = None
         self.count = 0
+        self.costs: Dict[str, Dict[str, Any]] = {}  # model -> tokens and costUSD so far
+        self.total_cost = 0.0  # summed call by call, as the real one sums
 
     def raw(self, record: Dict[str, Any]) -> None:
+        self.count_cost(record)
         if not self.enabled:
             return
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(dumps(record) + "\n")
+
+    def count_cost(self, record: Dict[str, Any]) -> None:
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            return
+        usage, model = message.get("usage"), str(message.get("model", ""))
+        if not isinstance(usage, dict) or model == "<synthetic>":
+            return
+        tokens_in, tokens_out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
+        cost = tokens_in / 1e6 * MOCK_PRICE[0] + tokens_out / 1e6 * MOCK_PRICE[1]
+        entry = self.costs.setdefault(
+            model, {"inputTokens": 0, "outputTokens": 0, "webSearchRequests": 0, "costUSD": 0.0}
+        )
+        entry["inputTokens"] += tokens_in
+        entry["outputTokens"] += tokens_out
+        entry["costUSD"] += cost
+        self.total_cost += cost
+
+    def cost_state(self) -> None:
+        """2.1.247+: the session's cost, written when the session is left (SIGTERM too)."""
+        if not version_at_least("2.1.247") or not self.count:
+            return
+        self.raw(
+            {
+                "type": "cost-state",
+                "sessionId": self.common.get("sessionId"),
+                "totalCostUSD": self.total_cost,
+                "modelUsage": {model: dict(entry) for model, entry in self.costs.items()},
+                "hasUnknownModelCost": False,
+            }
+        )
 
     def chained(
         self, record: Dict[str, Any], parent: Optional[str] = None, advance: bool = True
@@ -765,6 +815,7 @@ class App:
         self.ui = Ui(probes=True, odd_probes="unknown_probe" in self.sc)
         self.parser = KeyParser()
         self.guard = float(os.environ.get("MOCK_CLAUDE_KEY_GUARD_MS", "40")) / 1000.0
+        self.drop_log = os.environ.get("MOCK_CLAUDE_DROP_LOG")  # keys the guard dropped
         self.backlog: List[Event] = []  # typed while busy: exempt from the guard
         self.pieces: List[Tuple[str, str]] = []  # input box: (actual text, shown text)
         self.pastes = 0
@@ -873,7 +924,14 @@ class App:
         now = time.monotonic()
         events = self.parser.feed(data, now)
         # keys sent before the screen settled are lost; drivers must wait for quiet
-        return [e for e in events if e[2] >= self.ui.last_new_screen + self.guard]
+        settled = self.ui.last_new_screen + self.guard
+        lost = [e for e in events if e[2] < settled]
+        if lost and self.drop_log:
+            with open(self.drop_log, "a", encoding="utf-8") as f:
+                for kind, value, when in lost:
+                    ms = (when - self.ui.last_new_screen) * 1000
+                    f.write(f"{kind} {value[:40]!r} {ms:.0f} ms after a new screen\n")
+        return [e for e in events if e[2] >= settled]
 
     def drain_backlog(self) -> None:
         while select.select([0], [], [], 0)[0]:
@@ -1270,10 +1328,9 @@ class App:
                 loaded = f.read()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        release = tuple(int(p) for p in VERSION.split(".")[:3])
-        if release < (2, 1, 270):
+        if not version_at_least("2.1.270"):
             loaded = unicodedata.normalize("NFC", loaded)
-        if release >= (2, 1, 277):
+        if version_at_least("2.1.277"):
             loaded = re.sub("\r\n|[\r\v\f\x85\u2028\u2029]", "\n", loaded)
             loaded = re.sub("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ufeff]", "", loaded)
         return re.sub(JS_TRAILING_SPACE, "", loaded)
@@ -1819,6 +1876,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if app is not None:
             app.restore_terminal()
+            app.transcript.cost_state()
             with contextlib.suppress(OSError):
                 os.unlink(app.session_file)
 

@@ -3,13 +3,16 @@ claude-print, the real Claude Code TUI and `claude -p`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
 
@@ -76,6 +79,63 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+# --- no process of the test session may outlive it -------------------------------------
+
+LEFTOVER_GRACE = 10.0  # a process killed at the end of the last test may take a moment
+
+
+def session_processes(basetemp: Path) -> Dict[int, str]:
+    """Live processes of this test session but pytest itself (pid -> command line): its
+    descendants, and orphans (reparented away from it) that name its temp dir."""
+    me = os.getpid()
+    live: Dict[int, Tuple[int, bytes]] = {}  # pid -> (parent pid, command line)
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields[0] not in (b"Z", b"X"):  # a zombie has exited; it waits for its parent
+            live[int(name)] = (int(fields[1]), cmdline)
+    ours = {me}
+    grew = True
+    while grew:
+        more = {pid for pid, (ppid, _) in live.items() if ppid in ours} - ours
+        ours |= more
+        grew = bool(more)
+    marker = (str(basetemp) + os.sep).encode()
+    return {
+        pid: cmdline.replace(b"\0", b" ").decode(errors="replace").strip()[:300]
+        for pid, (_, cmdline) in sorted(live.items())
+        if pid in ours or marker in cmdline
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fails the session when a process it started is still running at its end (and
+    kills it): a hook, a TUI or a server a test forgot would run on for hours."""
+    basetemp = tmp_path_factory.getbasetemp()
+    yield
+    if not os.path.isdir("/proc"):
+        return
+    deadline = time.monotonic() + LEFTOVER_GRACE
+    left = session_processes(basetemp)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = session_processes(basetemp)
+    if not left:
+        return
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    shown = "\n".join(f"  pid {pid}: {cmdline}" for pid, cmdline in left.items())
+    pytest.fail(f"the test session left processes running (killed now):\n{shown}", pytrace=False)
 
 
 def build_pyz(out: Path) -> Path:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional, Tuple
+
+from conftest import MOCK_CLAUDE, Sandbox, run_claude_print
 
 from claude_print import contract
 from claude_print.asking import ASK_SETTLE, AskingHooks
@@ -89,3 +92,45 @@ def test_the_decision_stops_once_the_cost_reaches_the_budget() -> None:
     rig.serve(pre_tool_use(tool_use_id="toolu_2"))
     assert rig.answers[-1] == (contract.HOOK_PRE_TOOL_USE, contract.BUDGET_STOP)
     assert rig.turn.budget_spent
+
+
+def test_the_decision_boundary_is_the_budget_itself() -> None:
+    # `claude -p` stops once the cost reaches the budget: at exactly one call's cost it
+    # runs no tool of that call (measured on 2.1.197 and 2.1.331 against the fake API).
+    probe = Rig(1.0)
+    probe.records += [PROMPT, assistant("toolu_1", 100)]
+    cost = probe.turn.summary(probe.records, "s").total_cost_usd
+    assert cost > 0
+    for budget, stops in [
+        (cost * (1 - 1e-9), True),
+        (cost, True),
+        (cost * (1 + 1e-9), False),
+    ]:
+        rig = Rig(budget)
+        rig.records += [PROMPT, assistant("toolu_1", 100)]
+        rig.serve(pre_tool_use(tool_use_id="toolu_1"))
+        decision = rig.answers[-1][1]
+        assert (decision == contract.BUDGET_STOP, rig.turn.budget_spent) == (stops, stops), budget
+
+
+def test_an_answer_that_costs_exactly_the_budget_reaches_it(sandbox: Sandbox) -> None:
+    # Measured with `claude -p` 2.1.197 and 2.1.331 on the fake API (whose prices and
+    # token counts mock_claude repeats): a budget of exactly the answer's cost is reached
+    # (error_max_budget_usd, exit 1), and so is one a hair below it; a hair above is not.
+    def run(budget: float, code: int) -> Dict[str, Any]:
+        args = ["--output-format", "json", "--max-budget-usd", repr(budget), "What is 2+2?"]
+        proc = run_claude_print(sandbox, args, binary=str(MOCK_CLAUDE))
+        assert proc.returncode == code, (budget, proc.stderr.decode())
+        result: Dict[str, Any] = json.loads(proc.stdout)
+        return result
+
+    cost = run(1e-7, 1)["total_cost_usd"]  # far below: the first call reaches it
+    assert cost > 0
+    for budget in (cost * (1 - 1e-9), cost):
+        result = run(budget, 1)
+        assert result["subtype"] == "error_max_budget_usd"
+        assert result["errors"] == [f"Reached maximum budget (${budget!r})"]
+        assert result["total_cost_usd"] == cost
+    result = run(cost * (1 + 1e-9), 0)
+    assert (result["subtype"], result["result"]) == ("success", "The answer is 4.")
+    assert result["total_cost_usd"] == cost

@@ -12,15 +12,10 @@ from typing import BinaryIO, Dict, Iterator, List, Optional
 import pytest
 
 from claude_print import cli, contract
-from claude_print.cli import (
-    DEFAULT_TIMEOUT,
-    MAX_PROMPT_BYTES,
-    Options,
-    build_prompt,
-    parse_options,
-    resolve_binary,
-)
+from claude_print.cli import MAX_PROMPT_BYTES, build_prompt, parse_options
 from claude_print.errors import ClaudePrintError
+from claude_print.options import DEFAULT_TIMEOUT, Options, new_session_id
+from claude_print.release import resolve_binary
 
 IS_ROOT = os.geteuid() == 0
 
@@ -578,7 +573,7 @@ def test_main_keyboard_interrupt_is_130(monkeypatch: pytest.MonkeyPatch) -> None
 def test_new_session_id_is_a_canonical_version_4_uuid() -> None:
     import uuid
 
-    ids = {cli.new_session_id() for _ in range(200)}
+    ids = {new_session_id() for _ in range(200)}
     assert len(ids) == 200
     for text in ids:
         parsed = uuid.UUID(text)

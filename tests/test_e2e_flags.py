@@ -59,6 +59,28 @@ def test_budget_stops_before_the_tool_runs_like_claude_p(
     assert_clean(sandbox)
 
 
+@pytest.mark.parametrize("tool", [False, True], ids=["answer", "tool"])
+def test_a_budget_of_exactly_one_calls_cost_is_reached_like_claude_p(
+    real_claude: str, sandbox: Sandbox, tmp_path: Path, tool: bool
+) -> None:
+    # `claude -p` stops once the cost reaches the budget (>=): at exactly the first
+    # call's cost the answer is an error and that call's tool does not run.
+    marker = tmp_path / "tool-ran"
+    prompt = f"Run it [[tool:Bash:touch {marker}]]" if tool else "What is 2+2?"
+    head = ["--output-format", "json", "--allowedTools", "Bash", "--max-budget-usd"]
+    probe = run_claude_p(sandbox, real_claude, [*head, TINY_BUDGET, "--", prompt])
+    assert probe.returncode == 1, probe.stderr.decode()
+    first_call = json.loads(probe.stdout)["total_cost_usd"]
+    args = ["--allowedTools", "Bash", "--max-budget-usd", repr(first_call), "--", prompt]
+    a, b = run_json_pair(sandbox, real_claude, args, 1)
+    assert not marker.exists(), "the tool of the call that reached the budget ran"
+    for key in SAME_KEYS:
+        assert a.get(key) == b.get(key), key
+    assert a["num_turns"] == 1
+    assert a["total_cost_usd"] == b["total_cost_usd"] == first_call
+    assert_clean(sandbox)
+
+
 def test_budget_not_reached_changes_nothing(
     real_claude: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:

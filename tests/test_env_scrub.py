@@ -14,7 +14,6 @@ import json
 import pytest
 from conftest import MOCK_CLAUDE, Sandbox, entrypoints, run_claude_print
 
-from claude_print import contract
 from claude_print.pty_session import child_environment, scrubbed_names
 
 LEAKED = {
@@ -23,6 +22,35 @@ LEAKED = {
     "CLAUDE_CODE_SESSION_ID": "00000000-0000-0000-0000-000000000000",
     "CLAUDE_CODE_CHILD_SESSION": "1",
 }
+
+
+# Every name that must not reach the TUI, written out (not read from the list under
+# test): the parent session's variables (measured on 2.1.197 and 2.1.330, docs/contract.md)
+# and Claude Code's own fresh-session list.
+SCRUBBED = (
+    "AI_AGENT",
+    "CLAUDECODE",
+    "CLAUDE_CODE_BRIDGE_SESSION_ID",
+    "CLAUDE_CODE_CHILD_NOTES_DIR",
+    "CLAUDE_CODE_CHILD_SESSION",
+    "CLAUDE_CODE_CHROME_MCP_ORG_DENIED",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_CODE_EVAL_INTERVIEW_SESSION",
+    "CLAUDE_CODE_EXECPATH",
+    "CLAUDE_CODE_HOST_WORKTREE",
+    "CLAUDE_CODE_HOST_WORKTREE_FENCE",
+    "CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS",
+    "CLAUDE_CODE_MESSAGING_SOCKET",
+    "CLAUDE_CODE_MESSAGING_TOKEN",
+    "CLAUDE_CODE_SDK_READS_SESSION_STATE",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_CODE_SSE_PORT",
+    "CLAUDE_EFFORT",
+    "CLAUDE_ENV_FILE",
+    "CLAUDE_PID",
+    "CLAUDE_PROJECT_DIR",
+)
 
 
 # User settings that `claude -p` honours: they must reach the TUI too.
@@ -37,11 +65,11 @@ USER_SETTINGS = {
 
 
 def test_child_environment_drops_the_parent_session_and_keeps_user_settings() -> None:
-    leaks = {name: "x" for name in contract.SCRUBBED_ENV_NAMES}
+    leaks = {name: "x" for name in SCRUBBED}
     sdk = {"CLAUDE_AGENT_SDK_VERSION": "0.2.187", "CLAUDE_AGENT_SDK_CLIENT_APP": "app"}
     parent = {**LEAKED, **leaks, **sdk, **USER_SETTINGS, "PATH": "/bin", "COLUMNS": "80"}
     env = child_environment({**parent, "TERM": "dumb"})
-    assert not (set(LEAKED) | set(leaks) | set(sdk)) & set(env)
+    assert sorted((set(LEAKED) | set(leaks) | set(sdk)) & set(env)) == []
     assert {name: env[name] for name in USER_SETTINGS} == USER_SETTINGS
     assert env["PATH"] == "/bin"
     assert "COLUMNS" not in env

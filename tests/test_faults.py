@@ -249,6 +249,26 @@ def test_trust_with_no_exit_highlighted_moves_to_yes(sandbox: Sandbox) -> None:
     assert config["projects"][os.path.realpath(sandbox.project)]["hasTrustDialogAccepted"]
 
 
+@pytest.mark.parametrize("guard_ms", [100, 250])
+@pytest.mark.parametrize("scenario", ["ok", "trust_no_default"])
+def test_dialog_keys_wait_for_the_dialog_to_settle(
+    sandbox: Sandbox, scenario: str, guard_ms: int
+) -> None:
+    # A dialog's first key waits for 0.3 s of quiet (contract.QUIET_BEFORE_DIALOG_KEYS):
+    # on 2.1.330 a key sent sooner was lost. mock_claude drops keys that come within its
+    # guard of a new screen; a guard longer than the 50 ms between ordinary keys and
+    # shorter than the dialog's wait must lose no key (a lost one would be sent again
+    # after 0.3 s or 2 s, and the run would still pass, only later).
+    dropped = sandbox.tmp / "dropped.log"
+    env = {"MOCK_CLAUDE_KEY_GUARD_MS": str(guard_ms), "MOCK_CLAUDE_DROP_LOG": str(dropped)}
+    proc = run_mock(sandbox, ["--verbose", "hi"], scenario, env=env)
+    check(sandbox, proc, 0, "trust screen: caret on")
+    assert proc.stdout.decode() == ack("hi") + "\n"
+    assert not dropped.exists(), dropped.read_text()
+    config = json.loads((sandbox.home / ".claude.json").read_text())
+    assert config["projects"][os.path.realpath(sandbox.project)]["hasTrustDialogAccepted"]
+
+
 def test_api_key_prompt_is_never_answered(sandbox: Sandbox) -> None:
     proc = run_mock(sandbox, ["hi"], "api_key_prompt")
     check(

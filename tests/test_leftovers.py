@@ -43,6 +43,31 @@ def test_a_dead_runs_dir_goes_and_a_live_runs_stays(tmp_path: Path) -> None:
     assert names(tmp_path) == [mine.name]
 
 
+SET_UP = ("hook.sh", "settings.json", "relay.fifo")  # in the order relay.Relay makes them
+
+
+@pytest.mark.parametrize("files", range(len(SET_UP) + 1))
+def test_a_run_still_setting_up_its_dir_is_kept(tmp_path: Path, files: int) -> None:
+    # A run that started a moment ago and is making its dir, its FIFO not open yet.
+    # (pytest's own pid would not do: how long ago pytest started depends on which
+    # tests ran before, and a long-running process hides a wrong time comparison.)
+    run = subprocess.Popen(["sleep", "60"])
+    try:
+        path = tmp_path / f"claude-print-{run.pid}-setup"
+        path.mkdir(mode=0o700)
+        for name in SET_UP[:files]:
+            if name == "relay.fifo":
+                os.mkfifo(path / name, 0o600)
+            else:
+                (path / name).write_text("")
+        assert not leftovers.is_orphan(str(path), run.pid)
+        assert leftovers.sweep(str(tmp_path)) == []
+        assert path.is_dir()
+    finally:
+        run.kill()
+        run.wait()
+
+
 def test_only_this_users_relay_dirs_are_touched(tmp_path: Path) -> None:
     target = tmp_path / "precious"
     target.mkdir()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
@@ -41,12 +43,21 @@ def start_hook(relay: Relay, event: str, payload: Dict[str, Any]) -> subprocess.
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: the script may be a child of sh
     )
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(payload).encode())
     proc.stdin.close()
     proc.stdin = None  # communicate() must not flush it again
     return proc
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def next_events(relay: Relay) -> List[HookEvent]:
@@ -90,8 +101,14 @@ def test_close_releases_a_waiting_hook(relay: Relay) -> None:
 def test_answer_to_a_hook_that_is_gone_is_false(relay: Relay) -> None:
     proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
     [event] = next_events(relay)
-    proc.kill()
-    proc.wait(timeout=WAIT)
+    # Kill the whole hook, the script too: killing `sh -c` alone left the script
+    # orphaned, blocked on its reply FIFO for good.
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=WAIT)
+    deadline = time.monotonic() + WAIT
+    while group_alive(proc.pid):
+        assert time.monotonic() < deadline, "the hook's processes outlived SIGKILL"
+        time.sleep(0.01)
     assert event.reply is not None
     os.unlink(event.reply)  # Claude Code killed the hook; nothing reads the FIFO any more
     assert relay.answer(event, {"continue": False}) is False

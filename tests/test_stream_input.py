@@ -490,7 +490,7 @@ def test_the_ts_sdk_s_system_prompt_at_initialize_becomes_tui_flags(
 def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -> None:
     """A finished turn's Stop and its stale transcript poll time must not wake the loop
     (they made it spin at 100 % of a core between turns); stdin, hooks and the child do."""
-    from claude_print.cli import Options
+    from claude_print.options import Options
     from claude_print.relay import HookEvent
     from claude_print.runner import Session
     from claude_print.transcript import TranscriptTail

@@ -1,0 +1,80 @@
+"""One run's options, and the choices made from them alone.
+
+The command line (cli) builds an Options; the runner reads it. Keeping both apart
+from cli means the runner needs nothing from the command line's module (no import
+circle: cli calls runner.run).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from claude_print import contract
+from claude_print.errors import ClaudePrintError
+from claude_print.ids import random_uuid
+
+DEFAULT_TIMEOUT = 3600.0
+
+
+class Options(NamedTuple):
+    """One run, as asked for (immutable: ``_replace`` makes a changed copy)."""
+
+    prompt: str
+    prompt_source: str  # "argv", "stdin", "file" or "argv+stdin"
+    output_format: str = "text"
+    timeout: float = DEFAULT_TIMEOUT
+    claude_binary: str = "claude"
+    max_turns: Optional[int] = None
+    inherit_hooks: bool = True
+    verbose: bool = False
+    prompt_via: str = "auto"
+    forwarded: Tuple[str, ...] = ()  # flags passed to the TUI as they are
+    skip_permissions: bool = False
+    permission_mode: Optional[str] = None
+    model: Optional[str] = None
+    resume: bool = False  # --resume / --continue: the session id is not ours to choose
+    session_id: Optional[str] = None  # --session-id: the caller's choice
+    max_budget_usd: Optional[float] = None  # emulated: stop once the session costs this much
+    no_session_persistence: bool = False  # emulated: the transcript is removed once read
+    user_settings: Optional[Dict[str, Any]] = None  # --settings, merged into claude-print's
+    json_schema: Optional[str] = None  # emulated with claude-print's StructuredOutput server
+    input_format: str = "text"  # stream-json: prompts (and control requests) come on stdin
+    permission_prompt_tool: Optional[str] = None  # "stdio": can_use_tool asks the caller
+    include_hook_events: bool = False  # stream-json: every hook run, not SessionStart's only
+    replay_user_messages: bool = False  # stream-json input: echo each user message back
+    betas: Tuple[str, ...] = ()  # --betas: the TUI gets them in ANTHROPIC_BETAS
+    mcp_configs: Tuple[str, ...] = ()  # --mcp-config: stdio servers gated (mcp_gate)
+    files: Tuple[str, ...] = ()  # --file: downloaded by claude-print (file_downloads)
+
+
+def choose_delivery(options: Options) -> str:
+    """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
+    "paste"; see --prompt-via and docs/contract.md (prompt delivery)."""
+    size = len(options.prompt.encode("utf-8"))
+    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
+    if options.prompt_via == "argv":
+        if not fits:
+            raise ClaudePrintError(
+                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
+                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
+            )
+        return "argv"
+    if options.prompt_via in ("editor", "paste"):
+        delivery = options.prompt_via
+    else:
+        # With --mcp-config the prompt must wait for the servers (runner._awaiting_mcp):
+        # an argv prompt goes in by itself, before 2.1.331 has their tools.
+        argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
+        delivery = "argv" if argv_ok else "editor"
+    if delivery == "paste":
+        from claude_print.delivery import paste_refusal
+
+        refusal = paste_refusal(options.prompt)
+        if refusal is not None:
+            raise ClaudePrintError(refusal)
+    return delivery
+
+
+def new_session_id() -> str:
+    """The id of a session claude-print starts (--session-id and --resume choose their own)."""
+    return random_uuid()

@@ -1,0 +1,127 @@
+"""No import circle inside claude_print.
+
+Every `import claude_print.x` / `from claude_print import x` / `from . import x` in a
+module counts as an edge, wherever it sits: a lazy import inside a function still ties
+the two modules together (it only moves the failure to the call). Only imports under
+`if TYPE_CHECKING:` are left out: they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Optional, Set
+
+PACKAGE = "claude_print"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+
+
+def _modules(root: Path) -> Dict[str, Path]:
+    return {f"{PACKAGE}.{path.stem}": path for path in sorted(root.glob("*.py"))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"
+
+
+def _targets(node: ast.AST, known: Set[str]) -> Set[str]:
+    """The package's modules one import statement names."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in known}
+    if not isinstance(node, ast.ImportFrom):
+        return set()
+    if node.level == 1:  # `from . import x`, `from .x import y`
+        base = f"{PACKAGE}.{node.module}" if node.module else PACKAGE
+    elif node.level == 0 and node.module and node.module.split(".")[0] == PACKAGE:
+        base = node.module
+    else:
+        return set()
+    # `from claude_print import runner` names a module; `from claude_print.cli import main`
+    # names the module before the last dot.
+    found = {f"{base}.{alias.name}" for alias in node.names} & known
+    return found or ({base} & known)
+
+
+def imports_of(source: str, known: Set[str]) -> Set[str]:
+    """Every module of the package that `source` imports, at any depth but TYPE_CHECKING."""
+    out: Set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for branch in node.orelse:
+                visit(branch)
+            return
+        out.update(_targets(node, known))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(source))
+    return out
+
+
+def import_graph(root: Path = ROOT) -> Dict[str, Set[str]]:
+    modules = _modules(root)
+    known = set(modules) | {PACKAGE}
+    graph = {}
+    for name, path in modules.items():
+        graph[name] = imports_of(path.read_text(encoding="utf-8"), known) - {name, PACKAGE}
+    return graph
+
+
+def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
+    """One cycle as [a, b, ..., a], or None (depth-first search, colouring nodes)."""
+    done: Set[str] = set()
+    path: List[str] = []
+    on_path: Set[str] = set()
+
+    def visit(node: str) -> Optional[List[str]]:
+        path.append(node)
+        on_path.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in on_path:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in done:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        path.pop()
+        on_path.discard(node)
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        if start not in done:
+            cycle = visit(start)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_package_has_no_import_circle() -> None:
+    graph = import_graph()
+    # cli imports runner inside a function only: the graph must still hold that edge.
+    assert f"{PACKAGE}.runner" in graph[f"{PACKAGE}.cli"], "lazy imports not read"
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_every_kind_of_import_is_an_edge() -> None:
+    known = {PACKAGE, f"{PACKAGE}.a", f"{PACKAGE}.b", f"{PACKAGE}.c", f"{PACKAGE}.d"}
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import claude_print.a\n"
+        "from . import b\n"
+        "def f():\n"
+        "    from claude_print.c import thing\n"
+        "if TYPE_CHECKING:\n"
+        "    from claude_print import d\n"
+        "import json\n"
+    )
+    assert imports_of(source, known) == {f"{PACKAGE}.a", f"{PACKAGE}.b", f"{PACKAGE}.c"}
+
+
+def test_a_cycle_is_named() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
