@@ -900,7 +900,8 @@ class Session:
         if self.claude_version:
             tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
             drift = f" (Claude Code {self.claude_version}; tested {tested})"
-        excerpt = screens.screen_excerpt(lines)
+        secrets = [os.environ.get(name, "") for name in screens.SECRET_VARS]
+        excerpt = screens.screen_excerpt(lines, secrets=secrets)
         return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."
 
     # --- hooks, transcript ------------------------------------------------

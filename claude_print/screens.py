@@ -205,7 +205,30 @@ def claude_version_on_screen(lines: List[str]) -> Optional[str]:
     return None
 
 
-def screen_excerpt(lines: List[str], limit: int = 20, width: int = 100) -> str:
-    """The screen's non-empty lines, for error messages."""
-    kept = [line.rstrip()[:width] for line in lines if line.strip()]
+def screen_excerpt(
+    lines: List[str], limit: int = 20, width: int = 100, secrets: Sequence[str] = ()
+) -> str:
+    """The screen's non-empty lines, for error messages, with any piece of `secrets`
+    the screen shows (the API-key question shows the key's last 20 characters) hidden."""
+    kept = [redact(line.rstrip()[:width], secrets) for line in lines if line.strip()]
     return "\n".join("  | " + line for line in kept[-limit:])
+
+
+# Secrets whose pieces a screen may show: run of this many token characters or more.
+_PIECE = re.compile(r"[A-Za-z0-9_\-]{8,}")
+SECRET_VARS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_REFRESH_TOKEN",
+)
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every run of 8+ token characters that is part of a secret hidden."""
+    values = [s for s in secrets if len(s) >= 8]
+    if not values:
+        return text
+    return _PIECE.sub(
+        lambda m: "[redacted]" if any(m.group(0) in v for v in values) else m.group(0), text
+    )

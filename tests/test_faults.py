@@ -280,6 +280,10 @@ def test_api_key_prompt_is_never_answered(sandbox: Sandbox) -> None:
         "Do you want to use this API key?",
     )
     assert "login.. Screen" not in err(proc)  # one full stop, then the screen
+    # The screen shows the key's last 20 characters: none of them reach the message.
+    key = sandbox.env()["ANTHROPIC_API_KEY"]
+    assert "sk-ant-...[redacted]" in err(proc)
+    assert not any(key[i : i + 8] in err(proc) for i in range(len(key) - 7))
     config = json.loads((sandbox.home / ".claude.json").read_text())
     assert config["customApiKeyResponses"]["rejected"] == []  # neither Yes nor No
     assert len(config["customApiKeyResponses"]["approved"]) == 1

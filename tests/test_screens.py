@@ -416,3 +416,20 @@ def test_add_dir_dialog_is_answered_yes() -> None:
     with pytest.raises(ClaudePrintError, match="cannot find 'Yes, add it'"):
         for now in (20.0, 25.0):
             fresh.step(no_caret, now, 19.0, 19.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "ANTHROPIC_API_KEY: sk-ant-...0123456789abcdefghij",
+            "ANTHROPIC_API_KEY: sk-ant-...[redacted]",
+        ),
+        ("token sk-ant-fake-key-0123456789abcdefghij end", "token [redacted] end"),
+        ("short pieces 0123456 stay", "short pieces 0123456 stay"),
+        ("unrelated words-that-are-long stay", "unrelated words-that-are-long stay"),
+    ],
+)
+def test_secrets_never_show_in_a_screen_excerpt(text: str, shown: str) -> None:
+    secrets = ["sk-ant-fake-key-0123456789abcdefghij", "", "short"]
+    assert screens.screen_excerpt([text], secrets=secrets) == "  | " + shown
