@@ -13,10 +13,19 @@ left behind, and never a live run's dir:
   started after the dir was made cannot be its owner, so it neither protects the dir
   nor is endangered by it;
 - without /proc (not Linux), a live pid keeps the dir.
+
+Liveness does not rest on seeing the pid: a run in another PID namespace sharing TMPDIR
+(a container, `unshare -p`) has a pid this one cannot see. So each run holds an flock on
+`LOCK_NAME` in its dir from right after making it until it ends (the kernel drops it
+when the run dies, SIGKILL included, in any namespace): a dir whose lock can be taken is
+a dead run's; one whose lock is held is live. The pid rules above are left for a dir
+without a lock file: an older claude-print's, or a run in the instant between making its
+dir and locking it (whose pid, in this namespace, is visible and started before).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -34,6 +43,34 @@ _SET_UP_FILES = ("hook.sh", "settings.json")
 # A process start time is known to a clock tick (10 ms) and file times to the kernel's
 # coarse clock (a few ms); a whole second leaves room for both and for a slewing clock.
 SLACK_SECS = 1.0
+LOCK_NAME = "run.lock"
+
+
+def hold_lock(directory: str) -> int:
+    """The run's lock on its relay dir: an open fd holding an exclusive flock (close it,
+    or die, to release it)."""
+    # Locked before it takes its name: a sweep never finds the lock file unlocked.
+    staging = os.path.join(directory, LOCK_NAME + ".new")
+    fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+    os.rename(staging, os.path.join(directory, LOCK_NAME))
+    return fd
+
+
+def _lock_state(path: str) -> Optional[bool]:
+    """True: the lock is held (a live run); False: it can be taken (the run is gone);
+    None: no lock file."""
+    try:
+        fd = os.open(os.path.join(path, LOCK_NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # releases the lock if this took it
+    return False
 
 
 def relay_dirs(root: str) -> List[Tuple[str, int]]:
@@ -131,6 +168,9 @@ def _set_up_time(path: str) -> Optional[float]:
 
 def is_orphan(path: str, pid: int) -> bool:
     """Whether the run that made relay dir `path` (named with `pid`) is gone."""
+    held = _lock_state(path)
+    if held is not None:
+        return not held
     if not _proc_available():
         return not pid_alive(pid)
     started = _start_time(pid)

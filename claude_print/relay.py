@@ -22,7 +22,7 @@ import shutil
 import tempfile
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence
 
-from claude_print import contract, hook_events
+from claude_print import contract, hook_events, leftovers
 from claude_print.errors import ClaudePrintError
 from claude_print.hook_events import HookRun, WatchedCommand
 
@@ -263,12 +263,15 @@ class Relay:
             ) from exc
         self.read_fd = -1
         self._keeper_fd = -1
+        self._lock_fd = -1
         self._buffer = b""
         self._unanswered: List[str] = []
         self.watched: List[WatchedCommand] = []
         self.user_mcp_path: Optional[str] = None
         self.mcp_waits = 0  # MCP servers whose ready files the first prompt waits for
         try:
+            # First: the lock that tells another run's sweep this dir is live.
+            self._lock_fd = leftovers.hold_lock(self.dir)
             self.script_path = os.path.join(self.dir, SCRIPT_NAME)
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
@@ -440,10 +443,10 @@ class Relay:
         # Remove the FIFO while we still hold its read end: a late hook then fails to
         # open it (ENOENT) instead of blocking forever in open() on a reader-less FIFO.
         shutil.rmtree(self.dir, ignore_errors=True)
-        for fd in (self.read_fd, self._keeper_fd):
+        for fd in (self.read_fd, self._keeper_fd, self._lock_fd):
             if fd >= 0:
                 os.close(fd)
-        self.read_fd = self._keeper_fd = -1
+        self.read_fd = self._keeper_fd = self._lock_fd = -1
 
 
 # Claude Code 2.1.197 splits $VISUAL on spaces and undoes no quoting (2.1.331 fails on a

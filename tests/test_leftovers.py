@@ -280,3 +280,18 @@ def test_twenty_live_runs_keep_their_dirs_while_others_are_killed_and_swept(
     leftovers.sweep(str(runs.tmp))
     assert not any(path.exists() for path in killed)
     assert list(runs.tmp.glob("claude-print-*")) == []
+
+
+def test_a_run_whose_pid_this_namespace_cannot_see_keeps_its_dir(tmp_path: Path) -> None:
+    """A run in another PID namespace sharing TMPDIR (`unshare -p`, a container): the pid
+    in its dir's name is nobody here, yet its lock is held, so the sweep keeps the dir;
+    once the lock goes (the run ended or was SIGKILLed), the dir is swept."""
+    unseen = tmp_path / "claude-print-999999999-abcdefgh"  # no such pid in this namespace
+    unseen.mkdir(mode=0o700)
+    fd = leftovers.hold_lock(str(unseen))
+    try:
+        assert leftovers.sweep(str(tmp_path)) == []
+        assert unseen.is_dir()
+    finally:
+        os.close(fd)  # what the kernel does when the holder dies
+    assert leftovers.sweep(str(tmp_path)) == [str(unseen)]

@@ -23,6 +23,7 @@ import pytest
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
+from claude_print.leftovers import LOCK_NAME
 from claude_print.relay import (
     FIFO_NAME,
     SCRIPT_NAME,
@@ -151,7 +152,9 @@ def test_private_dir_and_file_modes(relay: Relay, tmp_path: Path) -> None:
         mode = os.stat(os.path.join(relay.dir, name)).st_mode
         assert stat.S_ISREG(mode)
         assert stat.S_IMODE(mode) == 0o600
-    assert sorted(os.listdir(relay.dir)) == sorted([FIFO_NAME, SCRIPT_NAME, SETTINGS_NAME])
+    assert sorted(os.listdir(relay.dir)) == sorted(
+        [FIFO_NAME, SCRIPT_NAME, SETTINGS_NAME, LOCK_NAME]
+    )
 
 
 def test_modes_hold_under_a_permissive_umask(tmp_path: Path) -> None:
@@ -175,7 +178,7 @@ def test_fds_are_not_inherited(relay: Relay) -> None:
 def test_close_removes_everything_and_is_idempotent(tmp_path: Path) -> None:
     r = Relay(tmp_root=str(tmp_path))
     run_hook(r, "Stop", json.dumps(payload_for("Stop")).encode())  # an event file too
-    assert len(os.listdir(r.dir)) == 4
+    assert len(os.listdir(r.dir)) == 5
     r.close()
     assert os.listdir(tmp_path) == []
     assert r.read_fd == -1
@@ -230,7 +233,9 @@ def test_stop_event_arrives(relay: Relay) -> None:
     assert event == HookEvent("Stop", payload)
     assert relay.read_events() == []
     # the payload file was consumed
-    assert sorted(os.listdir(relay.dir)) == sorted([FIFO_NAME, SCRIPT_NAME, SETTINGS_NAME])
+    assert sorted(os.listdir(relay.dir)) == sorted(
+        [FIFO_NAME, SCRIPT_NAME, SETTINGS_NAME, LOCK_NAME]
+    )
 
 
 def test_stop_failure_event_arrives(relay: Relay) -> None:
