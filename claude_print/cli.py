@@ -208,6 +208,12 @@ def _read_input_file(path: str, deadline: Optional[float] = None) -> str:
 
 
 def validate_prompt(prompt: str) -> None:
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError as exc:  # an argument's invalid bytes (surrogateescape)
+        raise ClaudePrintError(
+            f"the prompt is not valid UTF-8 (a bad byte at character {exc.start})"
+        ) from None
     if "\x00" in prompt:
         raise ClaudePrintError("the prompt contains a NUL byte")
     if not prompt.strip():

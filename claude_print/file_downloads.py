@@ -18,7 +18,9 @@ against tests/fake_api.py, and read in its code):
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -41,6 +43,10 @@ FINAL_STATUSES = (401, 403, 404)  # not retried
 class FileSpec(NamedTuple):
     file_id: str
     path: str
+
+
+# The Files API's largest file (500 MB); more is a server gone wrong, not a download.
+MAX_FILE_BYTES = 500 * 1000 * 1000
 
 
 def parse_specs(values: Sequence[str], log: Callable[[str], None]) -> List[FileSpec]:
@@ -82,8 +88,10 @@ def fetch(url: str, token: str, sleep: Callable[[float], None] = time.sleep) -> 
     for attempt in range(1, ATTEMPTS + 1):
         try:
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECS) as response:
-                data: bytes = response.read()
-                return data
+                data: bytes = response.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise ValueError(f"over the Files API's {MAX_FILE_BYTES >> 20} MiB limit")
+            return data
         except urllib.error.HTTPError as exc:
             if exc.code in FINAL_STATUSES:
                 raise OSError(f"status {exc.code}") from exc
@@ -114,12 +122,38 @@ def download_all(
         url = f"{base}/v1/files/{urllib.parse.quote(spec.file_id, safe='')}/content"
         try:
             data = fetch(url, token)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(data)
-        except OSError as exc:
+            save(data, path, os.path.join(cwd, session_id, "uploads"))
+        except (OSError, ValueError) as exc:
             log(f"--file {spec.file_id}: not downloaded ({exc})")
             continue
         log(f"--file {spec.file_id}: saved {len(data)} bytes to {path}")
         saved += 1
     return saved
+
+
+def save(data: bytes, path: str, uploads: str) -> None:
+    """Write `path` inside `uploads` without following a symlink out of it: the folder
+    that holds it must resolve inside `uploads`, and the file is written under a new
+    name and renamed over whatever is there (a symlink is replaced, not followed)."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    root = os.path.realpath(uploads)
+    real = os.path.realpath(folder)
+    if real != root and not real.startswith(root + os.sep):
+        raise ValueError(f"{folder} resolves to {real}, outside {uploads}")
+    fd, staging = tempfile.mkstemp(dir=real, prefix=".download-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(staging, 0o644 & ~_umask())
+        os.replace(staging, os.path.join(real, os.path.basename(path)))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

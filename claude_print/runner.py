@@ -44,7 +44,13 @@ from claude_print import (
 )
 from claude_print.asking import AskingHooks
 from claude_print.boot import READY, StartupScreens
-from claude_print.delivery import DELIVERED, Delivery, normalisation_notes, paste_refusal
+from claude_print.delivery import (
+    DELIVERED,
+    Delivery,
+    normalisation_notes,
+    paste_refusal,
+    sent_forms,
+)
 from claude_print.delivery import GRACE as PROMPT_ARRIVAL_GRACE
 from claude_print.emit import Emitter, Finish, Trace, report_failure
 from claude_print.errors import (
@@ -280,6 +286,13 @@ class Session:
         source = "stdin, stream-json" if self.multi_turn else self.options.prompt_source
         self.trace(f"relay dir {relay.dir}; prompts via {self.delivery} ({source})")
         if not self.multi_turn:
+            forms = sent_forms(self.options.prompt, self.delivery, self.facts)
+            if not any(form.strip() for form in forms):
+                raise ClaudePrintError(
+                    f"the prompt is empty once Claude Code {self.claude_version or '(newest)'} "
+                    "has dropped "
+                    "its control characters (claude -p would send them; the TUI cannot)"
+                )
             for note in normalisation_notes(self.options.prompt, self.delivery, self.facts):
                 self.trace(note + ("" if self.delivery == "argv" else EXACT_HINT))
         scrubbed = scrubbed_names(os.environ)

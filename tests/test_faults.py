@@ -23,7 +23,7 @@ import threading
 import time
 import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pytest
 from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
@@ -1073,3 +1073,26 @@ def test_a_bang_prompt_in_argv_goes_as_argv(sandbox: Sandbox) -> None:
     proc = run_mock(sandbox, ["!not a shell command"])
     check(sandbox, proc, 0)
     assert submitted(sandbox) == [b"!not a shell command"]
+
+
+@pytest.mark.parametrize("via", ["argv", "editor"])
+@pytest.mark.parametrize("prompt", ["\x03", "\x1b\x1b", "\x01 \x02\t"])
+def test_a_prompt_of_control_characters_only_fails_at_once_where_they_are_dropped(
+    sandbox: Sandbox, via: str, prompt: str
+) -> None:
+    """From 2.1.277 the TUI drops control characters from every prompt: nothing would be
+    left to send, so the run fails before starting it, not after a 20 s wait."""
+    proc = run_mock(
+        sandbox, ["--prompt-via", via, "--", prompt], env={"MOCK_CLAUDE_VERSION": "2.1.331"}
+    )
+    check(sandbox, proc, 2, "the prompt is empty once Claude Code", "has dropped its control")
+    assert child_argv(sandbox) is None  # nothing was started
+
+
+def test_an_argument_that_is_not_utf8_is_a_clear_usage_error(sandbox: Sandbox) -> None:
+    argv: List[Union[str, bytes]] = [sys.executable, "-m", "claude_print", "--claude-binary"]
+    argv += [MOCK, b"caf\xe9 au lait"]
+    proc = subprocess.run(argv, capture_output=True, cwd=sandbox.project, env=sandbox.env())
+    assert proc.returncode == 2, proc.stderr.decode()
+    assert "the prompt is not valid UTF-8 (a bad byte at character 3)" in err(proc)
+    assert "internal error" not in err(proc)

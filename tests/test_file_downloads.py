@@ -102,3 +102,31 @@ def test_a_server_error_is_tried_three_times(tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
     assert waits == [0.5, 1.0] and seen == [fd.FILES_BETA] * 3
+
+
+def test_a_symlink_at_the_target_is_replaced_not_followed(tmp_path: Path) -> None:
+    from claude_print.file_downloads import save
+
+    uploads = tmp_path / "sid" / "uploads"
+    uploads.mkdir(parents=True)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    (uploads / "a.txt").symlink_to(outside)
+    save(b"downloaded", str(uploads / "a.txt"), str(uploads))
+    assert outside.read_text() == "precious"
+    assert not (uploads / "a.txt").is_symlink()
+    assert (uploads / "a.txt").read_bytes() == b"downloaded"
+    assert [p.name for p in uploads.iterdir()] == ["a.txt"]  # no staging file left
+
+
+def test_a_symlinked_folder_out_of_uploads_is_refused(tmp_path: Path) -> None:
+    from claude_print.file_downloads import save
+
+    uploads = tmp_path / "sid" / "uploads"
+    uploads.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (uploads / "sub").symlink_to(elsewhere)
+    with pytest.raises(ValueError, match="outside"):
+        save(b"x", str(uploads / "sub" / "a.txt"), str(uploads))
+    assert list(elsewhere.iterdir()) == []
