@@ -16,7 +16,7 @@ runs on the same machine in the same run, so the figures compare like with like:
 - floor: the bare TUI on a PTY with the prompt as argv and a Stop hook that writes to a
   FIFO, no claude-print logic (no probe replies, no waits, output drained):
   spawn -> Stop, then SIGTERM -> exited.
-- phases: claude-print --verbose traces, timestamped again as they arrive here, and the
+- phases: claude-print --trace lines, timestamped again as they arrive here, and the
   moment the fake API saw each turn's request (same clock: the API runs in-process).
 - cpu/rss: claude-print's own CPU and peak RSS, next to `python3 -c pass` and the shiv
   bootstrap (`python3 dist/claude-print.pyz --version`). How (see `run_measured`):
@@ -33,7 +33,7 @@ runs on the same machine in the same run, so the figures compare like with like:
     never decreases), is read from /proc/PID/status every 1 ms for the first 300 ms and
     every 5 ms after that while the process lives; the last sample misses at most the
     final poll interval. (wait4's figure is kept in the JSON as wait4_maxrss_kb.)
-- stop->output: `hook Stop` -> `result printed` in the --verbose trace; the benchmark
+- stop->output: `hook Stop` -> `result printed` in the --trace lines; the benchmark
   also polls the transcript itself, to split that into the TUI's share (until the
   turn's prompt and final answer are on disk) and claude-print's.
 - parallel: P claude-print runs at once, then P `claude -p` runs, then P bare TUIs, distinct
@@ -760,7 +760,7 @@ class Bench:
     ) -> Tuple[Measured, str]:
         """One run; the prompt as an argument, or (as NEEDLE does) on stdin: the paste path."""
         prompt = self.prompt("cp")
-        argv = [*self.claude_print, *(["--verbose"] if verbose else [])]
+        argv = [*self.claude_print, *(["--trace"] if verbose else [])]
         tick = None if watch is None else TurnWatcher(self.home, cwd, prompt, watch)
         if via_stdin:
             return run_measured(argv, str(cwd), self.env, tick=tick, stdin=prompt.encode()), prompt
@@ -868,7 +868,7 @@ class Bench:
         return None if seen is None else seen - m.started
 
     def phases(self, runs: int) -> Dict[str, Any]:
-        self.log(f"phases: {runs} x claude-print --verbose")
+        self.log(f"phases: {runs} x claude-print --trace")
         rows: Dict[str, List[Optional[float]]] = {}
         bad = []
         fallbacks = 0  # runs that waited TRANSCRIPT_SETTLE and used last_assistant_message
@@ -926,7 +926,7 @@ class Bench:
         }
 
     def untrusted(self) -> Dict[str, Any]:
-        self.log("untrusted dir: 1 x claude-print --verbose")
+        self.log("untrusted dir: 1 x claude-print --trace")
         where = self.root / "untrusted"
         where.mkdir()
         m, prompt = self.claude_print_run(where, verbose=True)
@@ -1270,7 +1270,7 @@ def print_table(r: Dict[str, Any]) -> None:
     w(f"  spawn -> Stop        {fmt(f['spawn_to_stop_ms'])}\n")
     w(f"  SIGTERM -> exited    {fmt(f['sigterm_to_exit_ms'])}\n")
     w(f"  spawn -> exited      {fmt(f['spawn_to_exit_ms'])}\n\n")
-    w("claude-print phases (--verbose; trace lines timestamped on arrival)\n")
+    w("claude-print phases (--trace; trace lines timestamped on arrival)\n")
     for name, stats in r["phases"]["phases_ms"].items():
         w(f"  {name:42s} {fmt(stats)}\n")
     fallbacks = r["phases"]["transcript_fallbacks"]

@@ -304,6 +304,7 @@ def parse_options(
         max_turns=args.max_turns or defaults.max_turns,
         inherit_hooks=inherit_hooks,
         verbose=args.verbose,
+        trace=bool(args.trace) or environ.get("CLAUDE_PRINT_TRACE") == "1",
         prompt_via=args.prompt_via,
         forwarded=tuple(forwarded_flags(args)),
         skip_permissions=bool(args.dangerously_skip_permissions),
@@ -465,11 +466,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
 def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
     from claude_print.emit import report_failure
 
-    if "--verbose" in argv:
+    if "--trace" in argv:
         import traceback
 
         traceback.print_exc()
-    hint = "" if "--verbose" in argv else " (--verbose shows the traceback)"
+    hint = "" if "--trace" in argv else " (--trace shows the traceback)"
     error = ClaudePrintError(f"internal error: {type(exc).__name__}: {exc}{hint}")
     report_failure(error, _requested_format(argv))
     return error.exit_code

@@ -76,6 +76,9 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _own(["--prompt-via"], ONE, "how the prompt reaches the input box", metavar="HOW"),
     _own(["--check"], note="run the self-check and exit"),
+    _own(
+        ["--trace"], note="claude-print's own timestamped trace on stderr (or CLAUDE_PRINT_TRACE=1)"
+    ),
     _own(["--clean"], note="with --check: remove temp dirs of runs that are gone"),
     # --- forwarded: the TUI does what claude -p does (measured) -----------------------
     _fwd(["--model"], ONE, "the request's model", metavar="MODEL"),
@@ -198,8 +201,8 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _emu(
         ["--verbose"],
-        note="json: every event as one JSON array, as claude -p; also claude-print's traces "
-        "on stderr",
+        note="as claude -p: json prints every event as one JSON array; stream-json needs it "
+        "(claude-print's own traces are --trace)",
     ),
     _emu(
         ["--input-format"],

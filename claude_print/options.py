@@ -27,6 +27,7 @@ class Options(NamedTuple):
     max_turns: Optional[int] = None
     inherit_hooks: bool = True
     verbose: bool = False
+    trace: bool = False  # --trace: claude-print's own lines on stderr
     prompt_via: str = "auto"
     forwarded: Tuple[str, ...] = ()  # flags passed to the TUI as they are
     skip_permissions: bool = False

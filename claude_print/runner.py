@@ -1016,10 +1016,9 @@ def _ms(seconds: float) -> int:
 def run(options: Options, started: Optional[float] = None) -> int:
     """The run; `started` (monotonic) is when claude-print began, for --timeout."""
     started = time.monotonic() if started is None else started
-    # The Agent SDK always passes --verbose and shows the CLI's stderr to its user: in
-    # stream-json input mode traces need their own switch.
-    tracing = options.verbose and options.input_format != "stream-json"
-    trace = Trace(tracing or os.environ.get("CLAUDE_PRINT_TRACE") == "1", started)
+    # --verbose means what it means to claude -p (stream-json callers always pass it):
+    # claude-print's own lines have their own switch.
+    trace = Trace(options.trace, started)
     emitter = Emitter(options.output_format, options.verbose)
     try:
         session = Session(options, trace, emitter, started)

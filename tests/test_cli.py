@@ -550,11 +550,11 @@ def test_main_turns_a_bug_into_exit_2_without_a_traceback(
     assert info.value.code == 2
     captured = capsys.readouterr()
     assert captured.err == (
-        "claude-print: error: internal error: RuntimeError: boom (--verbose shows the traceback)\n"
+        "claude-print: error: internal error: RuntimeError: boom (--trace shows the traceback)\n"
     )
     assert captured.out == ""
     with pytest.raises(SystemExit):
-        cli.main(["--verbose", "--output-format", "json", "hi"])
+        cli.main(["--trace", "--output-format", "json", "hi"])
     captured = capsys.readouterr()
     assert "Traceback" in captured.err
     assert '"is_error":true' in captured.out

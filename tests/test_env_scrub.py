@@ -79,7 +79,7 @@ def test_child_environment_drops_the_parent_session_and_keeps_user_settings() ->
 
 def test_verbose_names_what_was_not_passed_on(sandbox: Sandbox) -> None:
     env = {**LEAKED, **USER_SETTINGS}
-    proc = run_claude_print(sandbox, ["--verbose", "hi"], binary=str(MOCK_CLAUDE), env=env)
+    proc = run_claude_print(sandbox, ["--trace", "hi"], binary=str(MOCK_CLAUDE), env=env)
     assert proc.returncode == 0, proc.stderr
     line = [ln for ln in proc.stderr.decode().splitlines() if "not passed to Claude Code" in ln]
     assert line and line[0].endswith(": " + " ".join(sorted(LEAKED))), proc.stderr

@@ -242,7 +242,7 @@ def test_unknown_screen_is_shown_in_the_error(sandbox: Sandbox) -> None:
 
 
 def test_trust_with_no_exit_highlighted_moves_to_yes(sandbox: Sandbox) -> None:
-    proc = run_mock(sandbox, ["--verbose", "hi"], "trust_no_default")
+    proc = run_mock(sandbox, ["--trace", "hi"], "trust_no_default")
     check(sandbox, proc, 0, "caret on 'No, exit'; moving to 'Yes, I trust this folder'")
     assert proc.stdout.decode() == ack("hi") + "\n"
     config = json.loads((sandbox.home / ".claude.json").read_text())
@@ -261,7 +261,7 @@ def test_dialog_keys_wait_for_the_dialog_to_settle(
     # after 0.3 s or 2 s, and the run would still pass, only later).
     dropped = sandbox.tmp / "dropped.log"
     env = {"MOCK_CLAUDE_KEY_GUARD_MS": str(guard_ms), "MOCK_CLAUDE_DROP_LOG": str(dropped)}
-    proc = run_mock(sandbox, ["--verbose", "hi"], scenario, env=env)
+    proc = run_mock(sandbox, ["--trace", "hi"], scenario, env=env)
     check(sandbox, proc, 0, "trust screen: caret on")
     assert proc.stdout.decode() == ack("hi") + "\n"
     assert not dropped.exists(), dropped.read_text()
@@ -794,7 +794,7 @@ def big_prompt(size: int) -> str:
 def test_300kb_stdin_prompt(sandbox: Sandbox, via: str) -> None:
     prompt = big_prompt(300 * 1024)
     proc = run_mock(
-        sandbox, ["--verbose", "--timeout", "60", "--prompt-via", via], stdin=prompt.encode()
+        sandbox, ["--trace", "--timeout", "60", "--prompt-via", via], stdin=prompt.encode()
     )
     check(sandbox, proc, 0)
     arrived = editor_transform(prompt) if via == "editor" else paste_transform(prompt)
@@ -1003,7 +1003,7 @@ def test_a_lost_enter_after_a_paste_is_pressed_again(sandbox: Sandbox, size: int
     # The real TUI under CPU load once kept a 200 KB paste in its input box and lost
     # the Enter that followed it; the prompt must still go in, exactly once.
     prompt = ("lost enter " * size)[:size]
-    proc = run_mock(sandbox, ["--verbose", "--prompt-via", "paste", prompt], "drop_enter")
+    proc = run_mock(sandbox, ["--trace", "--prompt-via", "paste", prompt], "drop_enter")
     check(sandbox, proc, 0, "pressing Enter again")
     assert proc.stdout.decode() == ack(prompt) + "\n"
     assert submitted(sandbox) == [prompt.encode()]
@@ -1096,3 +1096,17 @@ def test_an_argument_that_is_not_utf8_is_a_clear_usage_error(sandbox: Sandbox) -
     assert proc.returncode == 2, proc.stderr.decode()
     assert "the prompt is not valid UTF-8 (a bad byte at character 3)" in err(proc)
     assert "internal error" not in err(proc)
+
+
+@pytest.mark.parametrize("fmt", ["stream-json", "json", "text"])
+def test_verbose_adds_nothing_of_claude_print_s_to_stderr(sandbox: Sandbox, fmt: str) -> None:
+    """`claude -p --output-format stream-json --verbose ... 2>&1 | jq` works: --verbose
+    means what it means there; claude-print's own lines are --trace."""
+    proc = run_mock(sandbox, ["--output-format", fmt, "--verbose", "hi"])
+    check(sandbox, proc, 0)
+    assert proc.stderr == b""
+    if fmt == "stream-json":
+        assert [json.loads(line)["type"] for line in proc.stdout.splitlines()][-1] == "result"
+    traced = run_mock(sandbox, ["--output-format", fmt, "--trace", "hi"])
+    check(sandbox, traced, 0)
+    assert b"[claude-print +" in traced.stderr
