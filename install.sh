@@ -16,8 +16,10 @@
 #
 # The installed copy's first line names the interpreter directly, with -S, instead of the
 # .pyz's portable "#!/usr/bin/env python3": the Python behind `python3` on PATH (a pyenv
-# or asdf shim resolved to the real binary; a venv to its base interpreter). A shim costs
-# ~100 ms per start and site's .pth files more; claude-print needs no site-packages.
+# or asdf shim resolved to the real binary; a venv to its base interpreter), if every
+# user can run it and it lives outside home directories; else the system's python3
+# (3.8+); else the portable line. A shim costs ~100 ms per start and site's .pth files
+# more; claude-print needs no site-packages.
 #   CLAUDE_PRINT_PYTHON=/path/to/python3 ./install.sh   # use that interpreter
 #   CLAUDE_PRINT_PYTHON=env ./install.sh                # keep "#!/usr/bin/env python3"
 #
@@ -60,6 +62,39 @@ print(exe)
         *[[:space:]]*) shebang_python= ;;  # a first line cannot hold a path with spaces
     esac
     [ "${#shebang_python}" -le 120 ] || shebang_python=
+fi
+# Unless chosen by name, the interpreter must be one every user can run that outlives
+# the installing user's own Pythons: not under a home directory (a pyenv or asdf build
+# there is unreadable to others and may be removed), readable and executable by all
+# along its whole path. Else the system's python3 (3.8 or newer), else the portable line.
+runnable_by_all() {
+    "$python" -S -c '
+import os, stat, sys
+path = sys.argv[1]
+homes = [os.path.realpath(h) for h in (os.environ.get("HOME") or "", "/root", "/home") if h]
+real = os.path.realpath(path)
+if any(real == h or real.startswith(h.rstrip("/") + "/") for h in homes):
+    sys.exit(1)
+part = real
+while True:
+    mode = os.stat(part).st_mode
+    need = stat.S_IXOTH | (stat.S_IROTH if part == real else 0)
+    if mode & need != need:
+        sys.exit(1)
+    if part == "/":
+        break
+    part = os.path.dirname(part)
+' "$1" 2>/dev/null
+}
+if [ -z "${CLAUDE_PRINT_PYTHON:-}" ] && [ -n "$shebang_python" ] && ! runnable_by_all "$shebang_python"; then
+    shebang_python=
+    for candidate in /usr/bin/python3 /usr/local/bin/python3 /bin/python3; do
+        if [ -x "$candidate" ] && runnable_by_all "$candidate" &&
+            "$candidate" -S -c 'import sys; sys.exit(0 if sys.version_info >= (3, 8) else 1)' 2>/dev/null; then
+            shebang_python=$candidate
+            break
+        fi
+    done
 fi
 
 if [ -n "${PREFIX:-}" ]; then

@@ -138,8 +138,10 @@ def test_a_shim_on_path_is_resolved_to_the_interpreter_behind_it(
     proc = install(release, tmp_path, path=f"{shims}:/usr/bin:/bin")
     assert proc.returncode == 0, proc.stderr
     interpreter = first_line(installed(tmp_path))[2:-3]
-    assert Path(interpreter).resolve() == Path(sys.executable).resolve()
     assert not interpreter.startswith(str(shims))
+    behind = Path(sys.executable).resolve()
+    if not str(behind).startswith(("/root/", "/home/")):  # else: the system's (below)
+        assert Path(interpreter).resolve() == behind
 
 
 def test_a_venv_python_is_replaced_by_its_base(release: Path, tmp_path: Path) -> None:
@@ -250,3 +252,39 @@ def test_install_with_config_files_passes_its_check(full_release: Path, tmp_path
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "claude-print --check passed" in proc.stdout
     assert "internal error" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run as another user")
+def test_the_installed_file_runs_for_another_user(release: Path, tmp_path: Path) -> None:
+    """The default interpreter (here a pyenv build under /root) is not one another user
+    can run: the installed first line names the system's python3 instead, and `nobody`
+    runs the file."""
+    shared = Path(tempfile.mkdtemp(prefix="cp-shared-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        proc = install(release, tmp_path, PREFIX=str(shared))
+        assert proc.returncode == 0, proc.stderr
+        target = shared / "bin" / "claude-print"
+        interpreter = first_line(target)[2:].split()[0]
+        assert not interpreter.startswith(("/root/", "/home/")), interpreter
+        home = shared / "nobody-home"
+        home.mkdir()
+        home.chmod(0o777)
+        run = subprocess.run(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                str(target),
+                "--version",
+            ],
+            env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.startswith("claude-print ")
+    finally:
+        shutil.rmtree(shared)
