@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import time
-from typing import Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 
 from claude_print import __version__, flags
 from claude_print.errors import ClaudePrintError
@@ -30,7 +31,7 @@ GROUP_TITLES = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The `claude -p` command line, one argument per row of flags.FLAGS."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="claude-print",
         description=(
             "Drop-in replacement for `claude -p`: runs Claude Code's interactive TUI in a "
@@ -56,6 +57,38 @@ def build_parser() -> argparse.ArgumentParser:
                 kwargs["nargs"] = _NARGS[flag.takes]
         groups[flag.kind].add_argument(*flag.names, **kwargs)
     return p
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, worded as `claude -p` words them (commander.js), not
+    argparse's usage dump; exit 2 (claude-print's usage code)."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"claude-print: error: {usage_message(message)}\n")
+        sys.exit(2)
+
+
+def usage_message(message: str) -> str:
+    """argparse's message in `claude -p`'s words."""
+    unknown = re.match(r"unrecognized arguments: (\S+)", message)
+    if unknown and unknown.group(1).startswith("-"):
+        return f"unknown option '{unknown.group(1)}' (claude-print --help lists the flags)"
+    if unknown:
+        return f"too many arguments: '{unknown.group(1)}' (quote a prompt with spaces)"
+    choice = re.match(r"argument (\S+): invalid choice: '(.*)' \(choose from (.*)\)", message)
+    if choice:
+        allowed = ", ".join(c.strip("'") for c in choice.group(3).split(", "))
+        return (
+            f"option '{choice.group(1)}' argument '{choice.group(2)}' is invalid. "
+            f"Allowed choices are {allowed}."
+        )
+    value = re.match(r"argument ([^:/\s]+)(?:/\S+)?: ('.*)", message)
+    if value:
+        return f"option '{value.group(1)}' argument {value.group(2)}"
+    typed = re.match(r"argument ([^:/\s]+)(?:/\S+)?: invalid \w+ value: '(.*)'", message)
+    if typed:
+        return f"option '{typed.group(1)}' argument '{typed.group(2)}' is invalid"
+    return message
 
 
 _NARGS: Dict[str, Any] = {flags.SWITCH: 0, flags.ONE: None, flags.OPTIONAL: "?", flags.SOME: "+"}
@@ -122,9 +155,12 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is invalid. must be a number") from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be a positive integer")
+        raise argparse.ArgumentTypeError(f"'{text}' is invalid. must be a positive integer")
     return value
 
 
@@ -152,6 +188,16 @@ def _positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return value
+
+
+def _swallowed_prompt(args: argparse.Namespace) -> Optional[Tuple[str, str]]:
+    """A flag that takes several values (`--allowedTools A B`) and whose last value reads
+    as a sentence: `claude -p` says the prompt was taken as its value (2.1.331)."""
+    many = {name for flag in flags.FLAGS if flag.takes == flags.SOME for name in flag.names}
+    for name, *values in reversed(getattr(args, "forwarded", [])):
+        if name in many and values and " " in values[-1].strip():
+            return name, values[-1]
+    return None
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -281,6 +327,13 @@ def parse_options(
             if args.prompt is None and args.input_file is None and stdin_is_tty
             else read_stdin(stdin, MAX_PROMPT_BYTES, deadline)
         )
+        swallowed = _swallowed_prompt(args)
+        if args.prompt is None and args.input_file is None and not stdin_data and swallowed:
+            flag, value = swallowed
+            raise ClaudePrintError(
+                f'"{value}" was read as a value of {flag}, not as a prompt · put a prompt '
+                f"before {flag} or after --"
+            )
         prompt, source = build_prompt(
             args.prompt, args.input_file, stdin_data, stdin_is_tty, deadline
         )

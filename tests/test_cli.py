@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 from pathlib import Path
 from typing import BinaryIO, Dict, Iterator, List, Optional
 
@@ -293,8 +294,37 @@ def test_allowed_tools_values() -> None:
 def test_allowed_tools_swallow_a_following_prompt_like_claude_p() -> None:
     """Variadic, as in commander: `--allowedTools Bash "prompt"` leaves no prompt
     (put `--` before the prompt)."""
-    with pytest.raises(ClaudePrintError, match="no prompt"):
+    # claude -p 2.1.331 says so in these words; a value without a space stays a value.
+    said = '"the prompt" was read as a value of --allowedTools, not as a prompt · put a prompt'
+    with pytest.raises(ClaudePrintError, match=re.escape(said)):
         parse_options(["--allowedTools", "Bash", "the prompt"], None, {})
+    with pytest.raises(ClaudePrintError, match="no prompt"):
+        parse_options(["--allowedTools", "Bash", "Read"], None, {})
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["--bogus", "hi"], "unknown option '--bogus'"),
+        (
+            ["--max-turns", "abc", "hi"],
+            "option '--max-turns' argument 'abc' is invalid. must be a number",
+        ),
+        (
+            ["--output-format", "xml", "hi"],
+            "option '--output-format' argument 'xml' is invalid. Allowed choices are text, "
+            "json, stream-json.",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_in_claude_p_s_words(
+    words: List[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse_options(words, None, {})
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"claude-print: error: {said}") and err.count("\n") == 1, err
 
 
 def test_bool_flags() -> None:

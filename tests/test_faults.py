@@ -597,7 +597,8 @@ def test_tty_stdin_and_no_prompt(sandbox: Sandbox) -> None:
 )
 def test_bad_flags(sandbox: Sandbox, args: List[str]) -> None:
     proc = bad_input(sandbox, args, "claude-print: error:")
-    assert err(proc).startswith("usage: claude-print")
+    # One line, as claude -p says it: no usage dump before the error.
+    assert err(proc).startswith("claude-print: error: ") and err(proc).count("\n") == 1
 
 
 def test_json_mode_bad_input_prints_an_error_object(sandbox: Sandbox) -> None:
