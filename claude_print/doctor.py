@@ -64,6 +64,7 @@ def run(binary: str, clean: bool = False) -> int:
     check_python(report)
     check_config(report)
     check_claude(report, binary)
+    check_login(report, os.environ)
     check_pty(report)
     check_tmpdir(report)
     check_startup_fetches(report, os.environ)
@@ -126,6 +127,14 @@ def check_claude(report: Report, binary: str) -> None:
             f"uses the facts of {contract.NEWEST_TESTED}; a screen it does not know fails "
             "loudly with the screen in the message (try a prompt with --verbose)",
         )
+
+
+def check_login(report: Report, environ: Mapping[str, str]) -> None:
+    """Whether the TUI gets past its start-up screens (no request spent)."""
+    from claude_print.login_check import startup_verdict
+
+    verdict = startup_verdict(environ)
+    (report.ok if verdict.ok else report.fail)("login", verdict.detail)
 
 
 def check_pty(report: Report) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ from typing import Dict, List
 
 import pytest
 from conftest import MOCK_CLAUDE, ROOT
+from fake_api import FAKE_KEY, seed_home
 
 from claude_print import contract, doctor
 
@@ -30,7 +32,18 @@ def tmp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(logged_in_home(tmp_path)))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return root
+
+
+def logged_in_home(where: Path) -> Path:
+    """A HOME whose Claude Code is set up and has approved FAKE_KEY."""
+    home = where / "home"
+    home.mkdir(exist_ok=True)
+    seed_home(home)
+    return home
 
 
 def relay_dir(root: Path, pid: int, mtime: float = TWO_HOURS_AGO) -> Path:
@@ -59,6 +72,8 @@ def said(proc: subprocess.CompletedProcess[str]) -> str:
 def run_check(args: List[str], tmp: Path, **env: str) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE_")}
     full_env.update(TMPDIR=str(tmp), PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp / "cfg"))
+    home_root = tmp if tmp.exists() else tmp.parent
+    full_env.update(HOME=str(logged_in_home(home_root)), ANTHROPIC_API_KEY=FAKE_KEY)
     full_env.update(env)
     return subprocess.run(
         [sys.executable, "-m", "claude_print", "--check", *args],
@@ -82,6 +97,7 @@ def test_all_good_in_process(
         "python": "ok",
         "config": "ok",
         "claude": "ok",
+        "login": "ok",
         "pty": "ok",
         "tmpdir": "ok",
         "startup fetches": "ok",
@@ -311,3 +327,52 @@ def test_tmpdir_that_does_not_exist_fails(tmp_path: Path) -> None:
     proc = run_check(["--claude-binary", str(MOCK_CLAUDE)], tmp_path / "missing")
     assert proc.returncode == 2, said(proc)
     assert f"FAIL tmpdir: TMPDIR={tmp_path / 'missing'} does not exist" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("setup", "ok", "words"),
+    [
+        ("fresh", False, "not set up for this user"),
+        ("onboarded-key-unknown", False, "never been told to use it"),
+        ("onboarded-key-rejected", False, "was rejected"),
+        ("onboarded-key-approved", True, "approved"),
+        ("onboarded-no-login", False, "no login"),
+        ("onboarded-oauth-token", True, "CLAUDE_CODE_OAUTH_TOKEN is set"),
+        ("onboarded-credentials", True, "subscription login"),
+    ],
+)
+def test_check_predicts_whether_the_tui_gets_past_start_up(
+    tmp_path: Path, setup: str, ok: bool, words: str
+) -> None:
+    """Each setup as the TUI meets it (onboarding, the API-key question, the login
+    screen), judged from the files alone: no request is spent."""
+    from claude_print.login_check import startup_verdict
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home)}
+    if setup != "fresh":
+        config: Dict[str, object] = {"hasCompletedOnboarding": True}
+        if setup.startswith("onboarded-key"):
+            env["ANTHROPIC_API_KEY"] = FAKE_KEY
+            kind = setup.rsplit("-", 1)[1]
+            answers = {"approved": [FAKE_KEY[-20:]] if kind == "approved" else []}
+            answers["rejected"] = [FAKE_KEY[-20:]] if kind == "rejected" else []
+            config["customApiKeyResponses"] = answers
+        if setup == "onboarded-oauth-token":
+            env["CLAUDE_CODE_OAUTH_TOKEN"] = "sk-ant-oat01-x"
+        if setup == "onboarded-credentials":
+            (home / ".claude").mkdir()
+            creds = {"claudeAiOauth": {"accessToken": "x", "refreshToken": "y"}}
+            (home / ".claude" / ".credentials.json").write_text(json.dumps(creds))
+        (home / ".claude.json").write_text(json.dumps(config))
+    verdict = startup_verdict(env)
+    assert (verdict.ok, words in verdict.detail) == (ok, True), verdict
+
+
+def test_check_fails_for_a_claude_code_not_set_up(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh-home"
+    fresh.mkdir()
+    proc = run_check([], tmp_path, HOME=str(fresh), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    assert proc.returncode == 2, said(proc)
+    assert checks(proc.stdout)["login"] == "FAIL"
