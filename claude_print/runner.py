@@ -356,6 +356,12 @@ class Session:
     # --- the phases ---------------------------------------------------------
 
     def run(self) -> int:
+        from claude_print.slash import print_mode_answer
+
+        answer = None if self.multi_turn else print_mode_answer(self.options.prompt)
+        if answer is not None:  # claude -p answers it without a turn; the TUI cannot
+            self.trace(f"{self.options.prompt.strip()}: answered as claude -p does")
+            return self._ended_early(answer)
         self.start()
         self._pump(self._boot_step)
         if not self.multi_turn:
@@ -593,11 +599,14 @@ class Session:
             return None
         self.next_tail = now + TAIL_INTERVAL
         self._poll_tail()
-        from claude_print.transcript import hook_stopped, prompt_stopped
+        from claude_print.transcript import hook_stopped, local_output, prompt_stopped
 
         stopped = prompt_stopped(turn.records(self.records))
         if stopped is not None:
-            return self._stopped_by_hook(stopped)
+            return self._ended_early(stopped)
+        said = local_output(turn.records(self.records)) if turn.prompt.startswith("/") else None
+        if said is not None:  # a slash command the TUI ran itself: claude -p's 0-turn result
+            return self._ended_early(said)
         self._check_prompt_arrived(now)
         self._check_stuck_dialog(now)
         summary = self._summary()
@@ -608,7 +617,7 @@ class Session:
             if code is not None:
                 return code
         if hook_stopped(turn.records(self.records), OWN_STOP_PREFIX):
-            return self._stopped_by_hook(None, summary)
+            return self._ended_early(None, summary)
         if summary.turn_closed:
             # The transcript says the turn is over, yet no Stop/StopFailure came.
             turn.closed_at = turn.closed_at or now
@@ -800,12 +809,10 @@ class Session:
         assert budget is not None
         return self._end(summary, lambda ctx: turn_end.budget_exhausted(summary, ctx, budget))
 
-    def _stopped_by_hook(
-        self, message: Optional[str], summary: Optional[TurnSummary] = None
-    ) -> int:
+    def _ended_early(self, message: Optional[str], summary: Optional[TurnSummary] = None) -> int:
         from claude_print.transcript import TurnSummary
 
-        self.trace(f"a hook of the user's stopped the turn{': ' + message if message else ''}")
+        self.trace(f"the turn ended without an answer{': ' + message if message else ''}")
         done = summary or TurnSummary(result_text=message or "", num_turns=0)
         return self._end(done, lambda ctx: turn_end.stopped_by_hook(done, ctx, message))
 

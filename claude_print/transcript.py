@@ -316,6 +316,22 @@ def prompt_stopped(records: Iterable[Record]) -> Optional[str]:
     return None
 
 
+def local_output(records: Iterable[Record]) -> Optional[str]:
+    """What a slash command that started no model turn printed (`Unknown command: /x`),
+    from a `system/informational` record in a turn with no human prompt; else None."""
+    said: Optional[str] = None
+    for record in records:
+        if is_human_prompt(record):
+            return None
+        if (
+            record.get("type") == "system"
+            and record.get("subtype") == "informational"
+            and isinstance(record.get("content"), str)
+        ):
+            said = str(record["content"])
+    return said
+
+
 def hook_stopped(records: Iterable[Record], own_prefix: str) -> bool:
     """A hook of the user's (not claude-print's, whose reasons start with `own_prefix`)
     answered `continue: false` mid-turn, and the TUI has closed the turn (no Stop hook
