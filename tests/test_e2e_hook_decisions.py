@@ -1,8 +1,8 @@
 """End to end: a user's hook of every event claude-print also uses, with every decision
 it can return, behaves as under `claude -p` (exit code, subtype, num_turns, result,
 permission denials, and whether the hook's context reached the model). Each hook comes
-from a settings file or from --settings (alternately over the cases, so both sources
-are covered for every event); both sides run at once, each on its own fake API."""
+from a settings file or from --settings and goes in by stdin or argv (alternately over
+the cases); both sides run at once, each on its own fake API."""
 
 from __future__ import annotations
 
@@ -51,11 +51,13 @@ TOOL_EVENTS = ("PreToolUse", "PermissionRequest")
 
 
 def params() -> List[Any]:
+    """Each case once, the ways in and the sources alternating over the cases (so each
+    event meets both of each, over its decisions)."""
     out = []
     for n, case in enumerate(CASES):
-        for via in ("stdin", "argv"):
-            source = SOURCES[(n + (via == "argv")) % 2]
-            out.append(pytest.param(case, via, source, id=f"{case.event}-{case.decision}-{via}"))
+        via = ("stdin", "argv")[n % 2]
+        source = SOURCES[(n // 2) % 2]
+        out.append(pytest.param(case, via, source, id=f"{case.event}-{case.decision}-{via}"))
     return out
 
 
