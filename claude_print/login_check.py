@@ -11,9 +11,10 @@ login screen. Each is an exit 2 at start-up; `--check` says so beforehand.
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any, Dict, Mapping, NamedTuple, Optional
+from typing import Mapping, NamedTuple
+
+from claude_print.jsonfile import read_object
 
 # Logins that need neither the key question nor stored credentials.
 TOKEN_VARS = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")
@@ -23,15 +24,6 @@ PROVIDER_VARS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CO
 class Verdict(NamedTuple):
     ok: bool
     detail: str
-
-
-def _read(path: str) -> Optional[Dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def config_paths(environ: Mapping[str, str]) -> tuple[str, str]:
@@ -45,7 +37,7 @@ def config_paths(environ: Mapping[str, str]) -> tuple[str, str]:
 
 def startup_verdict(environ: Mapping[str, str]) -> Verdict:
     config_path, config_dir = config_paths(environ)
-    config = _read(config_path)
+    config = read_object(config_path)
     if not config or not config.get("hasCompletedOnboarding"):
         return Verdict(
             False,
@@ -74,7 +66,7 @@ def startup_verdict(environ: Mapping[str, str]) -> Verdict:
     for name in TOKEN_VARS + PROVIDER_VARS:
         if environ.get(name):
             return Verdict(True, f"{name} is set")
-    credentials = _read(os.path.join(config_dir, ".credentials.json"))
+    credentials = read_object(os.path.join(config_dir, ".credentials.json"))
     if credentials and credentials.get("claudeAiOauth"):
         return Verdict(True, f"a subscription login ({config_dir}/.credentials.json)")
     if config.get("primaryApiKey") or (config.get("oauthAccount") and credentials):

@@ -8,22 +8,13 @@ in --settings, in a managed settings file, or in an enabled plugin (not looked i
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from claude_print import permissions
+from claude_print.jsonfile import read_object
 
 # Claude Code's managed (policy) settings on Linux.
 MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
-
-
-def _read(path: str) -> Optional[Dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def may_continue_turns(settings: Sequence[Optional[Dict[str, Any]]], event: str) -> bool:
@@ -49,7 +40,7 @@ def stop_hooks_possible(
 ) -> bool:
     """A Stop hook of someone else's may run beside claude-print's."""
     documents: List[Optional[Dict[str, Any]]] = [
-        _read(path) for path in permissions.settings_files(cwd, environ, sources)
+        read_object(path) for path in permissions.settings_files(cwd, environ, sources)
     ]
-    documents += [flag_settings, _read(managed)]
+    documents += [flag_settings, read_object(managed)]
     return may_continue_turns(documents, "Stop")
