@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Set
 
 from conftest import ROOT
@@ -60,3 +61,36 @@ def test_readme_opens_with_the_demo_and_the_test_command() -> None:
     assert "./scripts/demo" in head
     assert "scripts/test" in head and "./.ci/run" in head
     assert "python3 -m venv .venv && .venv/bin/pip install -r requirements-dev.txt" in head
+
+
+DOCS = {
+    name: (ROOT / name).read_text(encoding="utf-8")
+    for name in ("README.md", "AGENTS.md", "docs/compatibility.md", "docs/contract.md")
+}
+
+
+def test_docs_name_the_tested_range_the_code_has() -> None:
+    """A doc saying which releases are tested names contract's range, not an older one."""
+    from claude_print import contract
+
+    wanted = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
+    for name, text in DOCS.items():
+        for found in re.findall(
+            r"(?:tested|supports Claude Code \*\*)[^\n]*?(2\.1\.\d+ to 2\.1\.\d+)", text
+        ):
+            assert found == wanted, f"{name} says {found!r}; the code tests {wanted}"
+
+
+def test_cache_paths_in_the_docs_are_releases_the_tests_install() -> None:
+    matrix = (ROOT / "tests" / "matrix.txt").read_text().split()
+    for name, text in DOCS.items():
+        for release in re.findall(r"claude-print-test/cc-(\d+\.\d+\.\d+)/", text):
+            assert release in matrix, f"{name} names cc-{release}, not in tests/matrix.txt"
+
+
+def test_the_pyz_size_in_the_docs_is_the_built_one(built_pyz: Path) -> None:
+    size_kib = built_pyz.stat().st_size / 1024
+    for name in ("README.md", "docs/shiv.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        for said in re.findall(r"(?:reproducible, |it is )about (\d+) KiB", text):
+            assert abs(int(said) - size_kib) <= 0.15 * size_kib, (name, said, size_kib)
