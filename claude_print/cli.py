@@ -29,6 +29,21 @@ GROUP_TITLES = {
 }
 
 
+HELP_EPILOG = """\
+examples:
+  claude-print "What is 2+2?"
+  git diff | claude-print "Review this diff"
+  claude-print --input-file task.md --output-format json --timeout 600 > result.json
+  claude-print --output-format stream-json --verbose "Fix the tests" | jq -c .type
+  claude-print --check
+
+Defaults for --model, --timeout and --claude-binary can be set in
+$XDG_CONFIG_HOME/claude-print/config.toml (else ~/.config/claude-print/config.toml).
+
+Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, 124 timeout,
+130 interrupted."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `claude -p` command line, one argument per row of flags.FLAGS."""
     p = _Parser(
@@ -37,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Drop-in replacement for `claude -p`: runs Claude Code's interactive TUI in a "
             "pseudo-terminal and prints the answer like print mode does."
         ),
-        epilog="Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, "
-        "124 timeout, 130 interrupted.",
+        epilog=HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("prompt", nargs="?", help="the prompt (stdin, if piped, is appended)")
     groups = {kind: p.add_argument_group(title) for kind, title in GROUP_TITLES.items()}

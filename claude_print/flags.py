@@ -68,13 +68,24 @@ FLAGS: Tuple[Flag, ...] = (
     _own(["--output-format"], ONE, "text (default), json or stream-json", metavar="FORMAT"),
     _own(["--version", "-v"], note="claude-print's and Claude Code's versions"),
     _own(["--input-file"], ONE, "read the prompt from FILE", metavar="FILE"),
-    _own(["--timeout"], ONE, "give up after SECS seconds (exit 124)", metavar="SECS"),
+    _own(
+        ["--timeout"],
+        ONE,
+        "give up after SECS seconds, prompt reading included (exit 124; default 3600)",
+        metavar="SECS",
+    ),
     _own(["--claude-binary"], ONE, "the Claude Code to drive (default: claude)", metavar="PATH"),
     _own(
         ["--no-inherit-hooks"],
         note="ignore user and project settings and hooks (passes --setting-sources=)",
     ),
-    _own(["--prompt-via"], ONE, "how the prompt reaches the input box", metavar="HOW"),
+    _own(
+        ["--prompt-via"],
+        ONE,
+        "how the prompt reaches Claude Code: auto (default: argv for a command-line "
+        "prompt, else editor), argv, editor or paste",
+        metavar="HOW",
+    ),
     _own(["--check"], note="run the self-check and exit"),
     _own(
         ["--trace"], note="claude-print's own timestamped trace on stderr (or CLAUDE_PRINT_TRACE=1)"

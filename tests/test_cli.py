@@ -13,7 +13,7 @@ from typing import BinaryIO, Dict, Iterator, List, Optional
 import pytest
 
 from claude_print import cli, contract
-from claude_print.cli import MAX_PROMPT_BYTES, build_prompt, parse_options
+from claude_print.cli import MAX_PROMPT_BYTES, build_parser, build_prompt, parse_options
 from claude_print.errors import ClaudePrintError
 from claude_print.options import DEFAULT_TIMEOUT, Options, new_session_id
 from claude_print.release import resolve_binary
@@ -626,3 +626,14 @@ def test_stream_json_input_reads_no_prompt_at_parse_time() -> None:
         "",
         "stdio",
     )
+
+
+def test_help_has_examples_choices_defaults_and_the_config_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for words in ("examples:", "auto (default", "argv, editor or paste", "default 3600"):
+        assert words in out, words
+    assert "claude-print/config.toml" in out and "Exit codes:" in out
