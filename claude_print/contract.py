@@ -60,6 +60,12 @@ SCRUBBED_ENV_PREFIXES: Tuple[str, ...] = ("CLAUDE_AGENT_SDK_",)
 # 2.1.330). None changes a request body or header, nor the transcript but its `ai-title`
 # record: the title variable also skips the session-title request, one API call per run
 # that `claude -p` does not make. A user's own value of the variable wins.
+# Tools the TUI offers the model and `claude -p` does not (a question to the user, plan
+# mode): the request's tool list differed by these (AskUserQuestion on every release,
+# the plan-mode pair too on 2.1.197). Disallowed, the lists are equal on 2.1.197 and
+# 2.1.331 (measured); the plan-mode pair stays when plan mode is asked for.
+TUI_ONLY_TOOLS: Tuple[str, ...] = ("AskUserQuestion", "EnterPlanMode", "ExitPlanMode")
+PLAN_MODE_TOOLS: Tuple[str, ...] = ("EnterPlanMode", "ExitPlanMode")
 QUIET_TUI_SETTINGS: Dict[str, Any] = {"prefersReducedMotion": True, "spinnerTipsEnabled": False}
 QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy

@@ -105,6 +105,12 @@ def build_argv(
         argv += ["--session-id", session_id]
     argv += options.forwarded
     argv += extra
+    hidden = [
+        tool
+        for tool in contract.TUI_ONLY_TOOLS
+        if not (options.permission_mode == "plan" and tool in contract.PLAN_MODE_TOOLS)
+    ]
+    argv += ["--disallowedTools", *hidden]  # the model gets claude -p's tools
     argv += permissions.mode_flags(
         facts,
         asked=options.skip_permissions or options.permission_mode is not None,

@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 import pytest
 from conftest import ROOT, real_claude_paths
@@ -82,7 +82,8 @@ def test_forwarded_rows_reach_the_tui_argv(flag: flags.Flag, tmp_path: Path) -> 
         relay.close()
     at = argv.index(flag.name)
     assert argv[at : at + len(words)] == words
-    assert argv.count(flag.name) == 1
+    # claude-print adds one --disallowedTools of its own (contract.TUI_ONLY_TOOLS).
+    assert argv.count(flag.name) == (2 if flag.name == "--disallowedTools" else 1)
     assert argv[-2:] == ["--", "the prompt"]
 
 
@@ -123,3 +124,27 @@ def test_a_flag_newer_than_the_installed_release_is_refused_with_the_release_it_
 def test_refusal_raises_while_parsing() -> None:
     with pytest.raises(ClaudePrintError, match="--bare is not supported: it switches off"):
         parse_options(["--bare", "hi"], None, {})
+
+
+@pytest.mark.parametrize("mode", [None, "plan", "acceptEdits"])
+def test_the_tui_offers_the_model_claude_p_s_tools(mode: Optional[str], tmp_path: Path) -> None:
+    """The TUI's own question and plan-mode tools are not offered (claude -p offers none;
+    measured on 2.1.197 and 2.1.331); plan mode, when asked for, keeps its pair."""
+    from claude_print import contract
+    from claude_print.launch import build_argv
+    from claude_print.relay import Relay
+
+    words = ["--permission-mode", mode] if mode else []
+    _, options = parse_options([*words, "--", "hi"], None, {"HOME": str(tmp_path)})
+    assert options is not None
+    relay = Relay(tmp_root=str(tmp_path))
+    try:
+        argv = build_argv(options, "claude", relay, None, "argv")
+    finally:
+        relay.close()
+    at = argv.index("--disallowedTools")
+    hidden = argv[at + 1 : argv.index("--", at)]
+    if mode == "plan":
+        assert hidden == ["AskUserQuestion"]
+    else:
+        assert hidden == list(contract.TUI_ONLY_TOOLS)
