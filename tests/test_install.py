@@ -14,6 +14,7 @@ from typing import Dict, Optional
 
 import pytest
 from conftest import ROOT
+from fake_api import FAKE_KEY, seed_home
 
 
 @pytest.fixture(scope="module")
@@ -235,6 +236,7 @@ def test_install_with_config_files_passes_its_check(full_release: Path, tmp_path
     config.parent.mkdir(parents=True)
     config.write_text('[defaults]\nmodel = "sonnet"\n')
     needle_config(tmp_path, "agent:\n  default: claude-print\n")
+    seed_home(home)  # a Claude Code set up with an approved key: the login check passes
     bindir = tmp_path / "claude-bin"  # a Claude Code for the check to find: the mock
     bindir.mkdir()
     fake = bindir / "claude"
@@ -248,6 +250,7 @@ def test_install_with_config_files_passes_its_check(full_release: Path, tmp_path
         SKIP_CHECK="0",
         SKIP_MOCK_CLAUDE="0",
         TMPDIR=str(tmp_path),
+        ANTHROPIC_API_KEY=FAKE_KEY,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "claude-print --check passed" in proc.stdout

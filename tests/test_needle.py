@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 from conftest import MOCK_CLAUDE, ROOT
-from fake_api import seed_home
+from fake_api import FAKE_KEY, seed_home
 
 from claude_print import leftovers, needle
 
@@ -440,8 +440,10 @@ def test_check_with_a_config_file_and_needle(tmp_path: Path) -> None:
     config.write_text('[defaults]\nmodel = "sonnet"\nmax_turns = 8\n')
     (tmp_path / "tmp").mkdir()
     full = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "NEEDLE_"))}
+    seed_home(Path(env["HOME"]))  # a Claude Code set up with an approved key
     full.update(
         HOME=env["HOME"],
+        ANTHROPIC_API_KEY=FAKE_KEY,
         TMPDIR=str(tmp_path / "tmp"),
         PYTHONPATH=str(ROOT),
         XDG_CONFIG_HOME=str(Path(env["HOME"]) / ".config"),
