@@ -105,7 +105,15 @@ def test_the_watch_script_hands_back_output_and_exit_code_unchanged(relay: Relay
     assert (ended.phase, ended.run_id, ended.exit_code) == ("hook_response", started.run_id, 2)
     assert (ended.stdout, ended.stderr) == (json.dumps(payload) + "out\0x", "err from the env\n")
     assert sorted(os.listdir(relay.dir)) == sorted(
-        ["hook.sh", "watch.sh", "settings.json", "relay.fifo", "hook-command.0", "hook-command.1"]
+        [
+            "hook.sh",
+            "watch.sh",
+            "settings.json",
+            "relay.fifo",
+            "run.lock",
+            "hook-command.0",
+            "hook-command.1",
+        ]
     ), "a run's files are removed once its end is read"
 
 
