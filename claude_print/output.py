@@ -66,7 +66,8 @@ def _clamp(value: Optional[int], upper: int) -> int:
     return max(0, min(value if value is not None else 0, max(upper, 0)))
 
 
-def _model_usage(summary: TurnSummary, key: Optional[str]) -> Dict[str, Dict[str, Any]]:
+def keyed_model_usage(summary: TurnSummary, key: Optional[str]) -> Dict[str, Dict[str, Any]]:
+    """`modelUsage`, the entries of `key`'s family keyed by `key` (claude -p's name)."""
     if not key:
         return {model: dict(entry) for model, entry in summary.model_usage.items()}
     family = pricing.canonical_model(key)
@@ -146,7 +147,7 @@ def result_object(
             "session_id": session_id,
             "total_cost_usd": summary.total_cost_usd,
             "usage": summary.usage,
-            "modelUsage": _model_usage(summary, model_usage_key),
+            "modelUsage": keyed_model_usage(summary, model_usage_key),
             "permission_denials": permission_denials,
             # An API error's reason differs by release ("completed" up to 2.1.205, then
             # "api_error"): conform() takes it from the release's shape.
@@ -312,6 +313,14 @@ def shape_for(release: str) -> Dict[str, Any]:
         if wanted is not None and parsed is not None and parsed <= wanted:
             chosen = name
     return SHAPES[chosen]
+
+
+def default_model_usage_key(release: str) -> Optional[str]:
+    """How the release's `claude -p` keys `modelUsage` for its default model (from the
+    capture: "claude-opus-4-8[1m]" on 2.1.197, "claude-opus-5[1m]" on 2.1.270, where the
+    transcript says "claude-opus-4-8" / "claude-opus-5")."""
+    captured = shape_for(release).get("result_success", {}).get("modelUsage") or {}
+    return next(iter(captured), None)
 
 
 def shape_name(event: Dict[str, Any]) -> Optional[str]:

@@ -737,8 +737,13 @@ class Session:
         return ending.code
 
     def _context(self) -> turn_end.Context:
+        key = None
+        if not (self.options.model or os.environ.get("ANTHROPIC_MODEL")):
+            from claude_print.output import default_model_usage_key
+
+            key = default_model_usage_key(self.claude_version)  # claude -p's, e.g. "...[1m]"
         return turn_end.Context(
-            self.session_id or "", self.claude_version, self.facts, self.turn, time.monotonic()
+            self.session_id or "", self.claude_version, self.facts, self.turn, time.monotonic(), key
         )
 
     def _emit_result(self, obj: Dict[str, Any], finish: Optional[Finish] = None) -> None:

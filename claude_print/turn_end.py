@@ -38,6 +38,7 @@ class Context(NamedTuple):
     facts: contract.Facts
     turn: Turn
     now: float
+    model_usage_key: Optional[str] = None  # the default model's key (no model asked for)
 
     @property
     def duration_ms(self) -> int:
@@ -65,6 +66,7 @@ def _success(summary: TurnSummary, ctx: Context) -> Dict[str, Any]:
         duration_api_ms=summary.api_duration_ms,
         permission_denials=denials(summary, ctx.turn),
         claude_version=ctx.claude_version,
+        model_usage_key=ctx.model_usage_key,
     )
 
 
@@ -185,7 +187,7 @@ def cut_short(
     usage: Optional[Dict[str, Any]] = None,
 ) -> Ending:
     """An error result for a turn claude-print ended on `claude -p`'s terms."""
-    from claude_print.output import error_object
+    from claude_print.output import error_object, keyed_model_usage
 
     obj = error_object(
         subtype,
@@ -195,7 +197,7 @@ def cut_short(
         num_turns=num_turns,
         usage=usage,
         total_cost_usd=summary.total_cost_usd,
-        model_usage=summary.model_usage,
+        model_usage=keyed_model_usage(summary, ctx.model_usage_key),
         permission_denials=denials(summary, ctx.turn),
         stop_reason=summary.stop_reason,
         claude_version=ctx.claude_version,

@@ -4,6 +4,7 @@ differs is listed here per release with its reason (docs/compatibility.md)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List
 
 import pytest
@@ -38,6 +39,10 @@ def test_the_request_is_claude_p_s(
     pair = run_pair(sandbox, real_claude, fake_api, oracle_api, words, words)
     assert_exit(pair.ours, pair.theirs.returncode)
     ours, theirs = turn_request(pair.our_requests), turn_request(pair.their_requests)
+    # With no --model, claude -p keys modelUsage by its default model's name
+    # ("claude-opus-4-8[1m]" on 2.1.197), not the transcript's ("claude-opus-4-8").
+    mine, oracle = json.loads(pair.ours.stdout), json.loads(pair.theirs.stdout)
+    assert list(mine["modelUsage"]) == list(oracle["modelUsage"])
     assert ours["tools"] == theirs["tools"]
     assert ours["model"] == theirs["model"]
     assert ours["prompt"] == theirs["prompt"]

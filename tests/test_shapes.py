@@ -118,3 +118,18 @@ def test_model_usage_takes_the_releases_limits_for_its_model() -> None:
     assert (entry["contextWindow"], entry["maxOutputTokens"]) == (1000000, 128000)
     assert entry["canonicalModel"] == "claude-opus-5-5"
     assert entry["provider"] == "firstParty"
+
+
+@pytest.mark.parametrize(
+    ("release", "key"),
+    [
+        ("2.1.197", "claude-opus-4-8[1m]"),
+        ("2.1.270", "claude-opus-5[1m]"),
+        ("2.1.331", "claude-opus-5-5"),
+    ],
+)
+def test_the_default_model_keeps_claude_p_s_model_usage_key(release: str, key: str) -> None:
+    """Measured with each release's claude -p and no --model."""
+    from claude_print.output import default_model_usage_key
+
+    assert default_model_usage_key(release) == key
