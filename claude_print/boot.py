@@ -1,22 +1,32 @@
-"""The boot phase's screens: answer the startup dialogs Claude Code shows before its input
-box (trust, asked-for bypass mode), refuse the ones a script must not answer, and fail
-loudly on a dialog nobody has seen before. What the screens look like is `screens.py`'s
+"""The boot phase: from the spawn to the input box.
+
+`StartupScreens` answers the startup dialogs Claude Code shows before its input box
+(trust, asked-for bypass mode), refuses the ones a script must not answer, and fails
+loudly on a dialog nobody has seen before. `Boot` adds the clock and the argv prompt,
+which submits itself once the box is up. What the screens look like is `screens.py`'s
 business; this module decides what to press."""
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from claude_print import contract, screens
-from claude_print.errors import ClaudePrintError
+from claude_print.delivery import GRACE as PROMPT_ARRIVAL_GRACE
+from claude_print.errors import Fail
+from claude_print.keys import Keyboard
 
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
 REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
 ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
 
-READY = "ready"
+STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
+SLASH_HINT = (
+    "; a prompt starting with '/' runs a slash command in the TUI, and built-in ones like "
+    "/help or /cost start no model turn"
+)
 
-Fail = Callable[[str, List[str]], ClaudePrintError]  # (what, screen lines) -> the error
+READY = "ready"
 
 
 class StartupScreens:
@@ -76,3 +86,46 @@ class StartupScreens:
         self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
         self.answered[state.kind] = (now, state.selected)
         return key
+
+
+class Boot:
+    """`step()` is called after every batch of I/O while no key is on its way: READY once
+    the input box is up (an argv prompt has then gone in by itself), a key to press, or
+    None to wait. Fails on a startup that never reaches the box."""
+
+    def __init__(
+        self,
+        screens: StartupScreens,
+        argv_prompt: Optional[str],
+        started: float,
+        fail: Fail,
+        trace: Callable[[str], None],
+    ) -> None:
+        self.screens = screens
+        self.argv_prompt = argv_prompt  # the prompt given to the TUI as its argument
+        self.started = started
+        self.fail = fail
+        self.trace = trace
+
+    def step(
+        self, now: float, lines: List[str], keys: Keyboard, transcript_exists: bool
+    ) -> Optional[Union[bytes, str]]:
+        outcome = self.screens.step(lines, now, keys.last_output, keys.quiet_since)
+        if isinstance(outcome, bytes):
+            return outcome
+        argv = self.argv_prompt
+        if outcome == READY:
+            if argv is not None:
+                self.trace("input box ready; the argv prompt submits itself")
+            return READY
+        if argv is not None and transcript_exists:
+            return READY  # the argv prompt went in by itself: its transcript exists
+        if argv is not None and argv.startswith("/") and now - self.started >= PROMPT_ARRIVAL_GRACE:
+            # 2.1.330 opens a built-in command's panel instead of the input box.
+            raise self.fail(
+                f"the prompt started no turn within {PROMPT_ARRIVAL_GRACE:g}s{SLASH_HINT}", lines
+            )
+        if now - self.started >= STARTUP_TIMEOUT:
+            what = "drew nothing" if not any(lines) else "never showed its input box"
+            raise self.fail(f"Claude Code {what} within {STARTUP_TIMEOUT:g}s", lines)
+        return None

@@ -23,7 +23,7 @@ import unicodedata
 from typing import Callable, List, Optional, Union
 
 from claude_print import contract, screens
-from claude_print.errors import ClaudePrintError
+from claude_print.errors import Fail
 
 # Nothing confirmed this long after the last key, with the TUI quiet: the key was lost
 # (seen under CPU load), so it goes again, a bounded number of times. An extra Enter on
@@ -39,7 +39,6 @@ REDRAW_WAIT = 1.0
 GRACE = float(os.environ.get("CLAUDE_PRINT_PROMPT_TIMEOUT", "20"))
 
 DELIVERED = "delivered"
-Fail = Callable[[str, List[str]], ClaudePrintError]  # (what, screen lines) -> the error
 Lines = Callable[[], List[str]]
 
 # JavaScript's String.prototype.trimEnd(): what the input box strips on submit.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable, List
+
 EXIT_OK = 0
 EXIT_ASSISTANT_ERROR = 1  # the model or the API reported an error (as `claude -p`)
 EXIT_USAGE = 2  # bad input, bad environment, or claude-print could not drive the TUI
@@ -22,3 +24,8 @@ class ClaudePrintError(Exception):
         self.message = message
         self.exit_code = exit_code
         self.subtype = subtype
+
+
+# A failure read off the screen: (what went wrong, the screen's lines) -> the error to
+# raise, with the screen's text and the release in its message.
+Fail = Callable[[str, List[str]], ClaudePrintError]

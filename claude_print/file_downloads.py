@@ -49,6 +49,14 @@ class FileSpec(NamedTuple):
 MAX_FILE_BYTES = 500 * 1000 * 1000
 
 
+def session_before_start(forwarded: Sequence[str], session_id: Optional[str]) -> Optional[str]:
+    """The session the files go to, if known before the TUI starts: ours, or the resumed
+    one (a fork's new id comes with the first hook)."""
+    if session_id is None and "--resume" in forwarded and "--fork-session" not in forwarded:
+        return forwarded[forwarded.index("--resume") + 1]
+    return session_id
+
+
 def parse_specs(values: Sequence[str], log: Callable[[str], None]) -> List[FileSpec]:
     specs = []
     for word in (w for value in values for w in value.split(" ") if w):

@@ -1,19 +1,129 @@
 """Boot, before the spawn: the relay the run needs, the TUI's command line and its
 environment, all decided from the options (and, for stream-json input, what the caller
-asked for at `initialize`). Plain functions; the orchestrator calls them in order."""
+asked for at `initialize`). `prepare` makes them in order; the rest are its steps."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from claude_print import contract, permissions
-from claude_print.pty_session import child_environment
+from claude_print.delivery import normalisation_notes, sent_forms
+from claude_print.errors import ClaudePrintError
+from claude_print.pty_session import child_environment, scrubbed_names
 from claude_print.relay import USER_EDITOR_VAR, Relay
 
 if TYPE_CHECKING:
     from claude_print.options import Options
     from claude_print.stream_input import ControlChannel
+
+
+# --json-schema: `claude -p` rejects an unusable schema argument from this release (older
+# ones run without the tool); measured on 2.1.330, not bisected.
+STRICT_SCHEMA_FROM = (2, 1, 330)
+EXACT_HINT = " (use --prompt-via argv for a byte-exact prompt, up to 128 KiB)"
+
+
+class Launch(NamedTuple):
+    relay: Relay
+    argv: List[str]
+    env: Dict[str, str]
+    structured_max: Optional[int]  # --json-schema: rejected calls allowed (None: no tool)
+    others_stop_hooks: bool  # Stop hooks other than ours may run (a Stop may not end a turn)
+
+
+def prepare(
+    options: Options,
+    facts: contract.Facts,
+    delivery: str,
+    channel: Optional[ControlChannel],
+    session_id: Optional[str],
+    reported_hooks: Optional[Any],
+    trace: Callable[[str], None],
+) -> Launch:
+    """Everything the spawn needs. Fails before making the relay where it can; once the
+    relay exists, a failure closes it."""
+    schema = json_schema(options, facts.version, trace)
+    if channel is None:
+        check_prompt(options.prompt, delivery, facts, trace)
+    relay = make_relay(options, delivery, channel, schema is not None, reported_hooks)
+    try:
+        structured_max = None
+        structured = None
+        if schema is not None:
+            from claude_print import mcp_structured
+
+            structured_max = mcp_structured.max_attempts()
+            structured = (schema, structured_max)
+        own = own_flags(options, relay, channel, structured)
+        argv = build_argv(options, options.claude_binary, relay, session_id, delivery, facts, own)
+        scrubbed = scrubbed_names(os.environ)
+        if scrubbed:
+            trace(f"not passed to Claude Code: {' '.join(scrubbed)}")
+        # multi-turn: the editor key also clears the box
+        uses_editor = delivery == "editor" or channel is not None
+        env = tui_environment(os.environ, options, relay, uses_editor)
+        return Launch(relay, argv, env, structured_max, others_may_stop(options, channel))
+    except BaseException:
+        relay.close()
+        raise
+
+
+def json_schema(
+    options: Options, version: str, trace: Callable[[str], None]
+) -> Optional[Dict[str, Any]]:
+    """--json-schema as this release's `claude -p` takes it (None: no tool)."""
+    if options.json_schema is None:
+        return None
+    from claude_print import mcp_structured
+    from claude_print.schema_check import SchemaError
+
+    strict = (contract.parse_version(version) or (99,)) >= STRICT_SCHEMA_FROM
+    try:
+        schema = mcp_structured.parse_schema_argument(options.json_schema, strict)
+    except SchemaError as exc:
+        raise ClaudePrintError(str(exc)) from None
+    if schema is not None and not strict and not mcp_structured.usable_schema(schema, True):
+        trace("--json-schema: Claude Code of this release would ignore this schema")
+        return None
+    return schema
+
+
+def check_prompt(
+    prompt: str, delivery: str, facts: contract.Facts, trace: Callable[[str], None]
+) -> None:
+    """The one prompt as the TUI will take it: refused when nothing is left of it, its
+    documented normalisations traced."""
+    forms = sent_forms(prompt, delivery, facts)
+    if not any(form.strip() for form in forms):
+        raise ClaudePrintError(
+            f"the prompt is empty once Claude Code {facts.version or '(newest)'} has dropped "
+            "its control characters (claude -p would send them; the TUI cannot)"
+        )
+    for note in normalisation_notes(prompt, delivery, facts):
+        trace(note + ("" if delivery == "argv" else EXACT_HINT))
+
+
+def others_may_stop(options: Options, channel: Optional[ControlChannel]) -> bool:
+    """A Stop hook other than ours may run (the caller's, or one from a settings file),
+    so our Stop does not end the turn by itself."""
+    from claude_print.user_hooks import stop_hooks_possible
+
+    if channel is not None and channel.relay_hooks():
+        return True
+    sources = permissions.setting_sources(options.inherit_hooks, options.forwarded)
+    return stop_hooks_possible(sources, os.getcwd(), os.environ, options.user_settings)
 
 
 def wants_bypass(options: Options) -> bool:

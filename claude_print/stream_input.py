@@ -219,6 +219,24 @@ class ControlChannel:
                     return messages
         return []
 
+    def take_first(self, deadline: float, wake_fd: int) -> None:
+        """Before the spawn: the first message, taken (`wait_first`)."""
+        for message in self.wait_first(deadline, wake_fd):
+            self.take(message, time.monotonic(), busy=False)
+
+    def take_ready(self, now: float, busy: bool) -> None:
+        """The messages stdin has for us now (call when select says readable)."""
+        for message in self.read():
+            self.take(message, now, busy=busy)
+
+    def next_prompt(self, now: float) -> Optional[Prompt]:
+        """Between turns: the next `user` message, the end of stdin, or None to wait."""
+        if self.prompts:
+            return self.prompts.popleft()
+        if not self.reading:
+            return Prompt(None, now)
+        return None
+
     def caller_gone(self) -> bool:
         """stdin has ended and nobody reads stdout any more: the caller died (an SDK
         process killed mid-turn). A plain end of stdin leaves stdout open."""

@@ -5,6 +5,7 @@ runs of the user's hooks released at their place (after the tool call they are a
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from claude_print import contract, hook_events
@@ -13,6 +14,7 @@ from claude_print.hook_events import HookWatch
 from claude_print.ids import random_uuid
 
 if TYPE_CHECKING:
+    from claude_print.options import Options
     from claude_print.stream import StreamConverter
 
 HookRuns = Callable[[Dict[str, Any]], List[Dict[str, Any]]]
@@ -88,6 +90,44 @@ class StreamOut:
             "uuid": random_uuid(),
             "session_id": self.session_id,
         }
+
+
+def init_events(
+    options: Options,
+    session_id: str,
+    model: str,
+    claude_version: str,
+    transcript_path: Optional[str],
+    replay: Optional[Dict[str, Any]],
+    records: List[Dict[str, Any]],
+) -> List[Dict[str, Any]]:
+    """A turn's first lines: `system/init`, then (--replay-user-messages) the user
+    message it answers, as the CLI echoes it."""
+    from claude_print.stream import init_event
+
+    memory = (
+        os.path.join(os.path.dirname(transcript_path), "memory", "") if transcript_path else None
+    )
+    events = [
+        init_event(
+            cwd=os.getcwd(),
+            session_id=session_id,
+            model=model or options.model or "",
+            permission_mode=options.permission_mode
+            or ("bypassPermissions" if options.skip_permissions else "default"),
+            claude_version=claude_version,
+            api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
+            analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),
+            memory_paths={"auto": memory} if memory else None,
+        )
+    ]
+    if replay is not None:
+        from claude_print.stream_input import replay_event
+        from claude_print.transcript import is_human_prompt
+
+        prompts = [r for r in records if is_human_prompt(r)]
+        events.append(replay_event(replay, session_id, prompts[0] if prompts else None))
+    return events
 
 
 def tool_names(event: Dict[str, Any]) -> Dict[str, str]:

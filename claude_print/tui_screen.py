@@ -8,9 +8,10 @@ saves the rendering cost on long answers. Terminal probes are answered either wa
 
 from __future__ import annotations
 
+import os
 from typing import List
 
-from claude_print import contract
+from claude_print import contract, screens
 from claude_print.probes import ProbeResponder
 from claude_print.terminal import Screen
 
@@ -51,3 +52,15 @@ class TuiScreen:
             self.screen.feed(bytes(self.unrendered))
             self.unrendered.clear()
         return self.screen.lines()
+
+
+def failure_message(what: str, lines: List[str], claude_version: str) -> str:
+    """A failure read off the screen: what went wrong, the release if known (a drifted
+    one explains much), and the screen's text with secrets masked."""
+    drift = ""
+    if claude_version:
+        tested = f"{contract.OLDEST_SUPPORTED} to {contract.NEWEST_TESTED}"
+        drift = f" (Claude Code {claude_version}; tested {tested})"
+    secrets = [os.environ.get(name, "") for name in screens.SECRET_VARS]
+    excerpt = screens.screen_excerpt(lines, secrets=secrets)
+    return f"{what}{drift}. Screen:\n{excerpt}" if excerpt else f"{what}{drift}."

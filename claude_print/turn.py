@@ -11,6 +11,8 @@ from claude_print.relay import HookEvent
 if TYPE_CHECKING:
     from claude_print.transcript import Record, TurnSummary
 
+TRANSCRIPT_SETTLE = 3.0  # after Stop, how long to wait for the turn's last records
+
 
 class Turn:
     """A plain class, not a dataclass: `dataclasses` costs import time before the spawn."""
@@ -34,6 +36,21 @@ class Turn:
         self.done = False  # its result is out
         self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
         self.dialog_checked = 0.0  # the quiet spell whose screen was last read for a dialog
+
+    def stopped(self, event: HookEvent, now: float) -> None:
+        """Stop or StopFailure. Each counts: a user's Stop hook that blocked the last one
+        sent the turn on. Stop fires before the TUI's write queue has flushed the turn:
+        from here the pump goes on (reading the PTY, so the TUI never blocks on it) until
+        the transcript holds the whole turn."""
+        self.stop_event = event
+        self.stop_at = now
+        self.settle_until = now + TRANSCRIPT_SETTLE
+
+    def denied(self, payload: Dict[str, Any]) -> None:
+        """A PermissionRequest our hook denied (nobody may answer a dialog in print mode)."""
+        self.denials.append(
+            {"tool_name": payload.get("tool_name"), "tool_input": payload.get("tool_input", {})}
+        )
 
     def records(self, session: List[Record]) -> List[Record]:
         return session[self.first_record :]

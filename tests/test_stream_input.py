@@ -493,15 +493,15 @@ def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -
     from claude_print.options import Options
     from claude_print.relay import HookEvent
     from claude_print.runner import Session
-    from claude_print.transcript import TranscriptTail
 
     started = time.monotonic()
     options = Options(prompt="", prompt_source="stdin", input_format="stream-json")
     session = Session(options, Trace(False, started), Emitter("stream-json", True), started)
-    session.tail = TranscriptTail(str(tmp_path / "t.jsonl"))
+    session.transcript.open(str(tmp_path / "t.jsonl"))
     session.rendering = False
+    session.watch = session._watch(session.turn)
     session.turn.stop_event = HookEvent(contract.HOOK_STOP, {})
-    session.next_tail = started - 10  # last advanced by the finished turn
+    session.watch.next_tail = started - 10  # last advanced by the finished turn
     now = time.monotonic()
     assert session._wait_time(now) < 0.05  # the turn is live: poll its transcript
     session.turn.done = True
