@@ -27,6 +27,8 @@ import urllib.parse
 import urllib.request
 from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence
 
+from claude_print.errors import EXIT_ASSISTANT_ERROR, ClaudePrintError
+
 TOKEN_VAR = "CLAUDE_CODE_SESSION_ACCESS_TOKEN"
 NO_TOKEN = (
     "Session token required for file downloads. CLAUDE_CODE_SESSION_ACCESS_TOKEN must be set."
@@ -47,6 +49,17 @@ class FileSpec(NamedTuple):
 
 # The Files API's largest file (500 MB); more is a server gone wrong, not a download.
 MAX_FILE_BYTES = 500 * 1000 * 1000
+
+
+def require_token() -> None:
+    """--file needs the session access token; without it, fail before the spawn."""
+    if not os.environ.get(TOKEN_VAR):
+        raise ClaudePrintError(NO_TOKEN, EXIT_ASSISTANT_ERROR)
+
+
+def download(values: Sequence[str], session_id: str, log: Callable[[str], None]) -> None:
+    """Every --file value, into the session's uploads (the working directory's)."""
+    download_all(parse_specs(values, log), session_id, os.getcwd(), os.environ, log)
 
 
 def session_before_start(forwarded: Sequence[str], session_id: Optional[str]) -> Optional[str]:

@@ -48,9 +48,19 @@ class Options(NamedTuple):
     files: Tuple[str, ...] = ()  # --file: downloaded by claude-print (file_downloads)
 
 
-def choose_delivery(options: Options) -> str:
+def permission_mode(options: Options) -> str:
+    """The mode the session runs in, as `system/init` and `initialize` report it."""
+    if options.permission_mode:
+        return options.permission_mode
+    return "bypassPermissions" if options.skip_permissions else "default"
+
+
+def choose_delivery(options: Options, multi_turn: bool = False) -> str:
     """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
-    "paste"; see --prompt-via and docs/contract.md (prompt delivery)."""
+    "paste"; see --prompt-via and docs/contract.md (prompt delivery). Prompts typed in one
+    after another (stream-json input) go in by the editor unless paste is asked for."""
+    if multi_turn:
+        return "paste" if options.prompt_via == "paste" else "editor"
     size = len(options.prompt.encode("utf-8"))
     fits = size <= contract.MAX_ARGV_PROMPT_BYTES
     if options.prompt_via == "argv":
@@ -63,7 +73,7 @@ def choose_delivery(options: Options) -> str:
     if options.prompt_via in ("editor", "paste"):
         delivery = options.prompt_via
     else:
-        # With --mcp-config the prompt must wait for the servers (runner._awaiting_mcp):
+        # With --mcp-config the prompt must wait for the servers (mcp_wait):
         # an argv prompt goes in by itself, before 2.1.331 has their tools.
         argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
         delivery = "argv" if argv_ok else "editor"

@@ -122,6 +122,18 @@ class PtyChild:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signum)
 
+    def last_words(self) -> bytes:
+        """A child that is going: what it still wrote, up to its hang-up."""
+        out = bytearray()
+        while True:
+            data = self.read()
+            if not data:
+                return bytes(out)
+            out += data
+
+    def gone(self) -> bool:
+        return self.eof or self.returncode() is not None
+
     def request_exit(self) -> None:
         """SIGTERM the TUI itself (once): it flushes its transcript and ends its hooks."""
         if not self._term_sent and self.process.poll() is None:

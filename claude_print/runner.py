@@ -21,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import time
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar
 
 from claude_print import (
@@ -39,9 +37,8 @@ from claude_print import (
 from claude_print.asking import AskingHooks
 from claude_print.boot import READY, Boot, StartupScreens
 from claude_print.delivery import DELIVERED, Delivery, paste_refusal
-from claude_print.emit import Emitter, Finish, Trace, report_failure
+from claude_print.emit import Emitter, Trace, report_failure
 from claude_print.errors import (
-    EXIT_ASSISTANT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_TIMEOUT,
@@ -53,7 +50,9 @@ from claude_print.mcp_wait import McpWait
 from claude_print.options import Options, choose_delivery, new_session_id
 from claude_print.pty_session import PtyChild
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
-from claude_print.stream_out import StreamOut, init_events
+from claude_print.results import Results
+from claude_print.signals import Interrupted, SignalPipe
+from claude_print.stream_out import StreamOut
 from claude_print.transcript_feed import TranscriptFeed
 from claude_print.tui_screen import TuiScreen, failure_message
 from claude_print.turn import Turn
@@ -68,13 +67,6 @@ T = TypeVar("T")
 # stream-json input: the Agent SDK sends `initialize` at once and waits 60 s for the answer.
 FIRST_MESSAGE_WAIT = 60.0
 TEARDOWN_GRACE = 2.0
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class Interrupted(Exception):
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 class Session:
@@ -87,31 +79,30 @@ class Session:
         self.started = started
         self.deadline = started + options.timeout
         self.facts = contract.facts_for(release.installed_version(options.claude_binary))
-        self.claude_version = emitter.release = self.facts.version
+        emitter.release = self.facts.version
         # stream-json input: many turns in one TUI, prompts typed in as they arrive.
         self.channel: Optional[ControlChannel] = None
         if options.input_format == "stream-json":
-            from claude_print.stream_input import ControlChannel
+            from claude_print.stream_input import open_channel
 
-            mode = options.permission_mode or (
-                "bypassPermissions" if options.skip_permissions else "default"
-            )
-            self.channel = ControlChannel(self.emitter, self.trace, self.facts, mode)
-            self.channel.can_use_tool = options.permission_prompt_tool == "stdio"
-        self.delivery = "editor" if self.channel else choose_delivery(options)
-        if self.channel and options.prompt_via == "paste":
-            self.delivery = "paste"
+            self.channel = open_channel(options, emitter, trace, self.facts)
+        self.delivery = choose_delivery(options, multi_turn=self.channel is not None)
         self.relay: Optional[Relay] = None
         self.child: Optional[PtyChild] = None
         self.tui = TuiScreen()
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
         self.keys = Keyboard(started)
+        session_id = options.session_id or (None if options.resume else new_session_id())
+        self.transcript = TranscriptFeed(session_id, lambda record: self.stream.feed(record))
         self.stream = StreamOut(
-            emitter, lambda: self.facts, lambda: self.hook_watch, self._emit_init
+            emitter,
+            lambda: self.facts,
+            lambda: self.hook_watch,
+            options,
+            self.transcript,
+            lambda: self.turn,
         )
         self.stream.model = options.model or ""
-        session_id = options.session_id or (None if options.resume else new_session_id())
-        self.transcript = TranscriptFeed(session_id, self.stream.feed)
         argv_prompt = options.prompt if self.delivery == "argv" else None
         startup = StartupScreens(launch.wants_bypass(options), self._screen_error, trace)
         self.boot = Boot(startup, argv_prompt, started, self._screen_error, trace)
@@ -120,22 +111,22 @@ class Session:
         self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.watch: Optional[TurnWatch] = None  # the turn after its submission
         self.rules = Rules()  # the limits every turn is watched with (start())
-        self.turns = 0  # results emitted
-        self.totals = turn_end.SessionTotals()  # stream-json input: cost over the results
+        self.results = Results(emitter, trace, multi_turn=self.channel is not None)
         self.asks = AskingHooks(self._answer, trace, options.max_budget_usd, self.channel)
-        self.files_done = False  # --file downloads made
+        self.files_pending = bool(options.files)  # --file downloads not made yet
         # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
         self.reports_hooks = options.output_format == "stream-json"
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
         self.hook_watch = HookWatch([])
-        self.interrupted: Optional[int] = None
-        self._wake_r = self._wake_w = -1
-        self._old_handlers: Dict[int, Any] = {}
-        self._old_wakeup = -1
+        self.signals = SignalPipe()
 
     @property
     def session_id(self) -> Optional[str]:
         return self.transcript.session_id
+
+    @property
+    def claude_version(self) -> str:
+        return self.facts.version
 
     @property
     def multi_turn(self) -> bool:
@@ -143,55 +134,32 @@ class Session:
 
     # --- setup / teardown -------------------------------------------------
 
-    def _install_signals(self) -> None:
-        self._wake_r, self._wake_w = os.pipe()
-        for fd in (self._wake_r, self._wake_w):
-            os.set_blocking(fd, False)
-            os.set_inheritable(fd, False)
-        self._old_wakeup = signal.set_wakeup_fd(self._wake_w)
-        for signum in SIGNALS:
-            self._old_handlers[signum] = signal.signal(signum, self._on_signal)
-
-    def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
-        if self.interrupted is None:
-            self.interrupted = signum
-
     def close(self) -> None:
         """Shutdown: the child, the transcript (--no-session-persistence), the relay."""
         if self.child is not None:
             code = self.child.terminate(TEARDOWN_GRACE)
             self.trace(f"child {self.child.pid} ended with status {code}")
             self.child = None
-        if self.options.no_session_persistence and self.transcript.path is not None:
-            from claude_print.transcript import forget_session
-
-            for path in forget_session(self.transcript.path):
+        if self.options.no_session_persistence:
+            for path in self.transcript.forget():
                 self.trace(f"--no-session-persistence: removed {path}")
         if self.relay is not None:
             self.relay.close()
             self.relay = None
-        for signum, handler in self._old_handlers.items():
-            signal.signal(signum, handler)
-        self._old_handlers.clear()
-        if self._wake_r >= 0:
-            signal.set_wakeup_fd(self._old_wakeup)
-            os.close(self._wake_r)
-            os.close(self._wake_w)
-            self._wake_r = self._wake_w = -1
+        self.signals.restore()
 
     def start(self) -> None:
         """Boot up to the spawn: checks, --file downloads, the caller's `initialize`, the
         relay, the TUI's command line and environment (`launch.prepare`)."""
         options = self.options
-        self._install_signals()
+        self.signals.install()
         too_new = flags.too_new(options.forwarded, self.claude_version)
         if too_new:
             raise ClaudePrintError(too_new)
-        if options.files:
+        if self.files_pending:
             from claude_print import file_downloads
 
-            if not os.environ.get(file_downloads.TOKEN_VAR):
-                raise ClaudePrintError(file_downloads.NO_TOKEN, EXIT_ASSISTANT_ERROR)
+            file_downloads.require_token()
             self._download_files(
                 file_downloads.session_before_start(options.forwarded, self.session_id)
             )
@@ -200,9 +168,8 @@ class Session:
             # The caller's `initialize` names the hooks it wants: they must be in the
             # TUI's settings from the start.
             deadline = min(self.deadline, time.monotonic() + FIRST_MESSAGE_WAIT)
-            self.channel.take_first(deadline, self._wake_r)
-            if self.interrupted is not None:
-                raise Interrupted(self.interrupted)
+            self.channel.take_first(deadline, self.signals.fd)
+            self.signals.check()
         plan = launch.prepare(
             options,
             self.facts,
@@ -230,28 +197,29 @@ class Session:
         if self.claude_version:
             drift = contract.drift_note(self.facts)
             self.trace(f"Claude Code {self.claude_version} (from its package){drift}")
-        if self.session_id is not None:
-            from claude_print.transcript import transcript_path
-
-            home = os.path.expanduser("~")
-            config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-            path = transcript_path(home, os.getcwd(), self.session_id, config_dir=config_dir)
-            self._open_transcript(path)
+        guess = self.transcript.guessed_path()
+        if guess is not None:
+            self._open_transcript(guess)
 
     def _open_transcript(self, path: str) -> None:
         self.transcript.open(path)
-        if self.emitter.streams_events and self.session_id:
-            hook_runs = self._hook_runs_of if self.reports_hooks else None
-            self.stream.open(self.session_id, hook_runs)
+        session_id = self.session_id
+        if self.emitter.streams_events and session_id:
+            # Runs of hooks from settings files come from the transcript (not ours to watch).
+            own = self.relay.dir if self.relay is not None else ""
+            reported = self.reported_hooks
+
+            def hook_runs(record: Dict[str, Any]) -> List[Dict[str, Any]]:
+                return hook_events.from_attachment(record, reported, own, session_id)
+
+            self.stream.open(session_id, hook_runs if self.reports_hooks else None)
 
     def _download_files(self, session_id: Optional[str]) -> None:
-        if not self.options.files or session_id is None or self.files_done:
-            return
-        self.files_done = True
-        from claude_print import file_downloads  # urllib: only when asked for
+        if self.files_pending and session_id is not None:
+            self.files_pending = False
+            from claude_print import file_downloads  # urllib: only when asked for
 
-        specs = file_downloads.parse_specs(self.options.files, self.trace)
-        file_downloads.download_all(specs, session_id, os.getcwd(), os.environ, self.trace)
+            file_downloads.download(self.options.files, session_id, self.trace)
 
     # --- the phases ---------------------------------------------------------
 
@@ -295,10 +263,7 @@ class Session:
         """A message the TUI cannot take: an error result for it, the session goes on."""
         self.turn = turn
         self.trace(f"message refused: {message}")
-        ending = turn_end.refused(self._context(), message)
-        self._emit_result(ending.obj)
-        self.turns += 1
-        return ending.code
+        return self.results.emit(turn_end.refused(self._context(), message))
 
     def _run_turn(self, turn: Turn) -> int:
         self.turn = turn
@@ -324,7 +289,6 @@ class Session:
         self.watch = self._watch(turn)
         code = self._end(self._pump(self.watch.step))
         turn.done = True
-        self.turns += 1
         return code
 
     def _watch(self, turn: Turn) -> TurnWatch:
@@ -359,7 +323,7 @@ class Session:
             return None
         self.turn.submitted_at = now
         if self.multi_turn and self.emitter.streams_events and self.stream.model:
-            self._emit_init(self.stream.model)  # as the CLI does at the start of each turn
+            self.stream.init(self.stream.model)  # as the CLI does at the start of each turn
         return True
 
     def _stage_prompt(self, text: str) -> None:
@@ -379,48 +343,13 @@ class Session:
         self.stream.flush()
         if verdict.notice is not None:
             self.emitter.control(verdict.notice)
-        ending = verdict.build(self._context())
-        self._emit_result(ending.obj, ending.finish)
-        self.trace(f"result printed ({ending.obj['subtype']}, is_error={ending.obj['is_error']})")
-        return ending.code
+        return self.results.emit(verdict.build(self._context()))
 
     def _context(self) -> turn_end.Context:
-        key = None
-        if not (self.options.model or os.environ.get("ANTHROPIC_MODEL")):
-            from claude_print.output import default_model_usage_key
-
-            key = default_model_usage_key(self.claude_version)  # claude -p's, e.g. "...[1m]"
-        return turn_end.Context(
-            self.session_id or "", self.claude_version, self.facts, self.turn, time.monotonic(), key
+        model_asked = bool(self.options.model or os.environ.get("ANTHROPIC_MODEL"))
+        return turn_end.context(
+            self.session_id or "", self.claude_version, self.facts, self.turn, model_asked
         )
-
-    def _emit_result(self, obj: Dict[str, Any], finish: Optional[Finish] = None) -> None:
-        """The turn's result; with several turns, the cost and model usage are the
-        session's so far and `result_index` counts the results, as `claude -p` does."""
-        if not self.multi_turn:
-            self.emitter.result(obj, finish)
-            return
-
-        def totals(conformed: Dict[str, Any]) -> Dict[str, Any]:
-            return self.totals.add(finish(conformed) if finish else conformed, self.turns)
-
-        self.emitter.result(obj, totals)
-
-    def _emit_init(self, model: str = "") -> None:
-        """stream-json's first lines of a turn, once the first record tells the model."""
-        if self.turn.init_sent or self.session_id is None:
-            return
-        self.turn.init_sent = True
-        for event in init_events(
-            self.options,
-            self.session_id,
-            model,
-            self.claude_version,
-            self.transcript.path,
-            self.turn.replay,
-            self.transcript.of(self.turn),
-        ):
-            self.emitter.event(event)
 
     # --- the pump -----------------------------------------------------------
 
@@ -430,21 +359,20 @@ class Session:
         child, relay, keys = self.child, self.relay, self.keys
         while True:
             now = time.monotonic()
-            if self.interrupted is not None:
-                raise Interrupted(self.interrupted)
+            self.signals.check()
             if now >= self.deadline:
                 raise ClaudePrintError(
                     f"timed out after {self.options.timeout:g}s", EXIT_TIMEOUT, "error_timeout"
                 )
             keys.flush(now)
-            readers = [child.fd, relay.read_fd, self._wake_r]
+            readers = [child.fd, relay.read_fd, self.signals.fd]
             if self.channel is not None and self.channel.reading:
                 readers.append(self.channel.fd)
             writers = [child.fd] if keys.outbox else []
             ready_r, ready_w, _ = select.select(readers, writers, [], self._wait_time(now))
             now = time.monotonic()
-            if self._wake_r in ready_r:
-                _drain(self._wake_r)
+            if self.signals.fd in ready_r:
+                self.signals.drain()
             if child.fd in ready_r:
                 self._on_output(child.read(), now)
             if child.fd in ready_w and keys.outbox:
@@ -458,13 +386,7 @@ class Session:
             if self.channel is not None:
                 if self.channel.fd in ready_r:
                     self._on_stdin(now)
-                if self.channel.caller_gone():
-                    raise ClaudePrintError(
-                        "the caller is gone (stdin ended and stdout is closed): stopping "
-                        "Claude Code",
-                        EXIT_INTERRUPTED,
-                        "error_interrupted",
-                    )
+                self.channel.check_caller()
             if self.asks.waiting:
                 self.transcript.poll()
                 summary = self.transcript.summary(self.turn)
@@ -497,7 +419,7 @@ class Session:
         self.keys.last_output = now
         # Between turns the screen must stay true for the next prompt's input box.
         self.keys.reply(self.tui.feed(data, self.rendering or self.multi_turn))
-        if not self.claude_version and self.rendering and not self.turns:
+        if not self.claude_version and self.rendering and not self.results.count:
             version = screens.claude_version_on_screen(self.tui.lines())
             if version:
                 self._learn_version(version, "its welcome banner")
@@ -505,7 +427,7 @@ class Session:
     def _learn_version(self, version: str, source: str) -> None:
         """A release learned after the spawn: later phases use its facts."""
         self.facts = contract.facts_for(version)
-        self.claude_version = self.emitter.release = version
+        self.emitter.release = version
         self.trace(f"Claude Code {version} (from {source}){contract.drift_note(self.facts)}")
 
     def _on_stdin(self, now: float) -> None:
@@ -549,11 +471,6 @@ class Session:
             self.turn.first_record = 0
             self._open_transcript(reported)
 
-    def _hook_runs_of(self, record: Dict[str, Any]) -> List[Dict[str, Any]]:
-        """Runs of hooks from settings files, from the transcript (not ours to watch)."""
-        own = self.relay.dir if self.relay is not None else ""
-        return hook_events.from_attachment(record, self.reported_hooks, own, self.session_id or "")
-
     def _on_hook_run(self, run: HookRun, now: float) -> None:
         """A watched hook of the user's started or ended: its stream-json event, after
         what the transcript already holds (the tool call a PreToolUse hook is about)."""
@@ -568,16 +485,11 @@ class Session:
         self.relay.answer(event, decision)
 
     def _child_gone(self) -> bool:
-        child = self.child
-        return child is None or child.eof or child.returncode() is not None
+        return self.child is None or self.child.gone()
 
     def _on_child_exit(self) -> None:
         assert self.child is not None
-        while True:  # its last words
-            data = self.child.read()
-            if not data:
-                break
-            self.tui.keep(data)
+        self.tui.keep(self.child.last_words())
         code = self.child.terminate(0.5)
         self.child = None
         raise self._screen_error(
@@ -588,16 +500,10 @@ class Session:
         """A failure with the screen's text and, if it drifted, Claude Code's version."""
         if not self.claude_version:
             with contextlib.suppress(ClaudePrintError):  # a process start: only on failure
-                self.claude_version = release.claude_version(self.options.claude_binary)
+                version = release.claude_version(self.options.claude_binary)
+                if version:
+                    self._learn_version(version, "its --version")
         return ClaudePrintError(failure_message(what, lines, self.claude_version))
-
-
-def _drain(fd: int) -> None:
-    try:
-        while os.read(fd, 512):
-            pass
-    except BlockingIOError:
-        pass
 
 
 def _ms(seconds: float) -> int:

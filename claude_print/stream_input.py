@@ -14,13 +14,27 @@ import os
 import select
 import time
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from claude_print import contract
 from claude_print.emit import Emitter
-from claude_print.errors import ClaudePrintError
+from claude_print.errors import EXIT_INTERRUPTED, ClaudePrintError
 from claude_print.ids import random_uuid
 from claude_print.relay import ExtraHook
+
+if TYPE_CHECKING:
+    from claude_print.options import Options
 
 MAX_LINE = 16 * 1024 * 1024  # one message; a bigger one is an error, not a hang
 SDK_HOOK_TAG = "sdk"  # relay hooks the caller registered at `initialize`
@@ -157,6 +171,17 @@ def permission_decision(answer: Dict[str, Any], tool_input: Any) -> Dict[str, An
     }
 
 
+def open_channel(
+    options: Options, emitter: Emitter, trace: Callable[[str], None], facts: contract.Facts
+) -> ControlChannel:
+    """The channel of a run with `--input-format stream-json`."""
+    from claude_print.options import permission_mode
+
+    channel = ControlChannel(emitter, trace, facts, permission_mode(options))
+    channel.can_use_tool = options.permission_prompt_tool == "stdio"
+    return channel
+
+
 class ControlChannel:
     """stdin's messages in, control messages out. `fd` is read only when select says so,
     so stdin stays blocking (its file description may be shared with the caller)."""
@@ -236,6 +261,14 @@ class ControlChannel:
         if not self.reading:
             return Prompt(None, now)
         return None
+
+    def check_caller(self) -> None:
+        if self.caller_gone():
+            raise ClaudePrintError(
+                "the caller is gone (stdin ended and stdout is closed): stopping Claude Code",
+                EXIT_INTERRUPTED,
+                "error_interrupted",
+            )
 
     def caller_gone(self) -> bool:
         """stdin has ended and nobody reads stdout any more: the caller died (an SDK

@@ -16,6 +16,8 @@ from claude_print.ids import random_uuid
 if TYPE_CHECKING:
     from claude_print.options import Options
     from claude_print.stream import StreamConverter
+    from claude_print.transcript_feed import TranscriptFeed
+    from claude_print.turn import Turn
 
 HookRuns = Callable[[Dict[str, Any]], List[Dict[str, Any]]]
 
@@ -26,12 +28,16 @@ class StreamOut:
         emitter: Emitter,
         facts: Callable[[], contract.Facts],
         hook_watch: Callable[[], HookWatch],
-        init: Callable[[str], None],
+        options: Options,
+        transcript: TranscriptFeed,
+        turn: Callable[[], Turn],
     ) -> None:
         self.emitter = emitter
         self.facts = facts  # the release may be learned late
         self.hook_watch = hook_watch
-        self.init = init  # emits the turn's init line once (given the model, if known)
+        self.options = options
+        self.transcript = transcript
+        self.turn = turn  # the turn under way
         self.converter: Optional[StreamConverter] = None
         self.session_id = ""
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
@@ -55,6 +61,24 @@ class StreamOut:
         if self.emitter.streams_events:
             self.init("")
         self.release_hooks(turn_over=True)
+
+    def init(self, model: str = "") -> None:
+        """The turn's init line (and replayed message), once (given the model, if known)."""
+        turn = self.turn()
+        session_id = self.transcript.session_id
+        if turn.init_sent or session_id is None:
+            return
+        turn.init_sent = True
+        for event in init_events(
+            self.options,
+            session_id,
+            model,
+            self.facts().version,
+            self.transcript.path,
+            turn.replay,
+            self.transcript.of(turn),
+        ):
+            self.emitter.event(event)
 
     def release_hooks(self, turn_over: bool = False) -> None:
         for event in self.hook_watch().release(self.tool_names, turn_over):
@@ -103,6 +127,7 @@ def init_events(
 ) -> List[Dict[str, Any]]:
     """A turn's first lines: `system/init`, then (--replay-user-messages) the user
     message it answers, as the CLI echoes it."""
+    from claude_print.options import permission_mode
     from claude_print.stream import init_event
 
     memory = (
@@ -113,8 +138,7 @@ def init_events(
             cwd=os.getcwd(),
             session_id=session_id,
             model=model or options.model or "",
-            permission_mode=options.permission_mode
-            or ("bypassPermissions" if options.skip_permissions else "default"),
+            permission_mode=permission_mode(options),
             claude_version=claude_version,
             api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
             analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),

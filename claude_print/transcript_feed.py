@@ -28,12 +28,31 @@ class TranscriptFeed:
     def path(self) -> Optional[str]:
         return self.tail.path if self.tail is not None else None
 
+    def guessed_path(self) -> Optional[str]:
+        """Where the TUI will write this session's transcript, if the id is known (a
+        hook tells the real place later)."""
+        if self.session_id is None:
+            return None
+        from claude_print.transcript import transcript_path
+
+        home = os.path.expanduser("~")
+        config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+        return transcript_path(home, os.getcwd(), self.session_id, config_dir=config_dir)
+
     def open(self, path: str) -> None:
         """Read `path` from its start; what an earlier path gave is dropped."""
         from claude_print.transcript import TranscriptTail  # json: after the spawn
 
         self.tail = TranscriptTail(path)
         self.records = []
+
+    def forget(self) -> List[str]:
+        """--no-session-persistence: remove what the TUI wrote for the session."""
+        if self.tail is None:
+            return []
+        from claude_print.transcript import forget_session
+
+        return forget_session(self.tail.path)
 
     def exists(self) -> bool:
         return self.tail is not None and os.path.exists(self.tail.path)

@@ -9,6 +9,7 @@ orchestrator settles the cost and flushes the stream first, then emits what they
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional
 
 from claude_print import contract
@@ -43,6 +44,19 @@ class Context(NamedTuple):
     @property
     def duration_ms(self) -> int:
         return int((self.now - self.turn.started) * 1000)
+
+
+def context(
+    session_id: str, claude_version: str, facts: contract.Facts, turn: Turn, model_asked: bool
+) -> Context:
+    """The context now; with no model asked for, modelUsage is keyed as `claude -p` keys
+    the default model (e.g. "...[1m]")."""
+    key = None
+    if not model_asked:
+        from claude_print.output import default_model_usage_key
+
+        key = default_model_usage_key(claude_version)
+    return Context(session_id, claude_version, facts, turn, time.monotonic(), key)
 
 
 def denials(summary: TurnSummary, turn: Turn) -> List[Dict[str, Any]]:
