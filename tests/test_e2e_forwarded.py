@@ -486,7 +486,10 @@ def test_file_downloads_like_claude_p(real_claude: str, sandbox: Sandbox) -> Non
         before = set(sandbox.project.iterdir())
         args = ["--output-format", "json", *specs, "--", f"{who} files"]
         proc = run_as(who, sandbox, real_claude, args, token)
-        [folder] = set(sandbox.project.iterdir()) - before
+        assert_exit(proc, 0)
+        made = set(sandbox.project.iterdir()) - before
+        assert len(made) == 1, (who, made, proc.stderr.decode()[-2000:])
+        [folder] = made
         uploads = folder / "uploads"
         files = {str(p.relative_to(uploads)): p.read_bytes() for p in uploads.rglob("*.txt")}
         found.append((files, folder.name == json.loads(proc.stdout)["session_id"]))

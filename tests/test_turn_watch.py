@@ -1,0 +1,327 @@
+"""The turn phase without a PTY: records appended to a transcript file, hooks set on the
+turn, a screen handed in; `TurnWatch.step` must give the verdict `claude -p` would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from claude_print import contract, turn_end
+from claude_print.errors import ClaudePrintError
+from claude_print.hook_events import HookWatch
+from claude_print.keys import Keyboard
+from claude_print.relay import HookEvent
+from claude_print.transcript_feed import TranscriptFeed
+from claude_print.turn import Turn
+from claude_print.turn_watch import (
+    INTERRUPT_SETTLE,
+    MISSING_HOOK_GRACE,
+    STOP_CLOSE_QUIET,
+    Rules,
+    TurnWatch,
+    Verdict,
+)
+
+SID = "5f0c1b9e-3f7e-4c55-9a51-000000000001"
+MODEL = "claude-sonnet-4-5-20250929"
+IDLE = ["─" * 40, contract.CARET + " ", "─" * 40, "  ? for shortcuts"]  # the empty input box
+
+
+class Log:
+    """A session transcript the test writes record by record, chained as the TUI does."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.path.write_text("")
+        self.last: Optional[str] = None
+        self.n = 0
+
+    def add(self, kind: str, **fields: Any) -> Dict[str, Any]:
+        self.n += 1
+        record = {
+            "type": kind,
+            "uuid": f"u{self.n}",
+            "parentUuid": self.last,
+            "sessionId": SID,
+            "timestamp": f"2026-11-25T06:00:{self.n:02d}.000Z",
+            **fields,
+        }
+        self.last = record["uuid"]
+        with self.path.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+        return record
+
+    def prompt(self, text: str = "hi") -> None:
+        self.add("user", message={"role": "user", "content": text}, promptId="p1")
+
+    def answer(self, text: str, stop: str = "end_turn", tokens: int = 10, call: str = "") -> None:
+        blocks = [{"type": "text", "text": text}]
+        self.add(
+            "assistant",
+            message={
+                "id": call or f"msg{self.n}",
+                "role": "assistant",
+                "model": MODEL,
+                "content": blocks,
+                "stop_reason": stop,
+                "usage": {"input_tokens": tokens, "output_tokens": tokens},
+            },
+        )
+
+    def tool_round(self, name: str = "Bash") -> None:
+        use = f"tu{self.n}"
+        self.add(
+            "assistant",
+            message={
+                "id": f"msg{self.n}",
+                "role": "assistant",
+                "model": MODEL,
+                "content": [{"type": "tool_use", "id": use, "name": name, "input": {}}],
+                "stop_reason": "tool_use",
+                "usage": {"input_tokens": 5, "output_tokens": 5},
+            },
+        )
+        self.add(
+            "user",
+            message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": use}]},
+        )
+
+    def close(self) -> None:
+        self.add("system", subtype="turn_duration", durationMs=1000)
+
+
+class Rig:
+    def __init__(self, tmp_path: Path, rules: Optional[Rules] = None) -> None:
+        rules = rules or Rules(others_stop_hooks=False)
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        self.log = Log(tmp_path / f"{SID}.jsonl")
+        self.feed = TranscriptFeed(SID, lambda record: None)
+        self.feed.open(str(self.log.path))
+        self.turn = Turn("hi", "editor", 0.0)
+        self.turn.submitted_at = 0.0
+        self.keys = Keyboard(0.0)
+        self.screen: List[str] = IDLE
+        self.gone = False
+        self.asking = False
+        self.interrupts: List[str] = []
+        self.traces: List[str] = []
+        self.watch = TurnWatch(
+            self.turn,
+            rules,
+            self.feed,
+            self.keys,
+            lambda: self.screen,
+            lambda: self.gone,
+            HookWatch([]),
+            lambda: self.asking,
+            self.interrupts,
+            lambda what, lines: ClaudePrintError(what),
+            self.traces.append,
+        )
+
+    def stop(self, now: float, last: str = "") -> None:
+        payload = {"last_assistant_message": last} if last else {}
+        self.turn.stopped(HookEvent(contract.HOOK_STOP, payload), now)
+
+    def step(self, now: float) -> Optional[Verdict]:
+        self.watch.next_tail = 0.0  # every step reads the transcript
+        return self.watch.step(now)
+
+    def result(self, verdict: Optional[Verdict]) -> Dict[str, Any]:
+        assert verdict is not None
+        facts = contract.facts_for(contract.NEWEST_TESTED)
+        ctx = turn_end.Context(SID, facts.version, facts, self.turn, 1.0)
+        return verdict.build(ctx).obj
+
+
+def test_stop_with_the_answer_on_disk_is_the_result(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.log.answer("four")
+    assert rig.step(0.5) is None  # no Stop yet: an end_turn answer alone ends nothing
+    rig.stop(1.0)
+    result = rig.result(rig.step(1.0))
+    assert (result["subtype"], result["result"], result["num_turns"]) == ("success", "four", 1)
+
+
+def test_stop_before_the_answer_is_written_waits_for_it_then_falls_back(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.stop(1.0, last="from the hook")
+    assert rig.step(1.0) is None  # the write queue has not flushed the answer yet
+    assert rig.step(1.0 + 2.9) is None
+    result = rig.result(rig.step(1.0 + 3.0))  # TRANSCRIPT_SETTLE: what there is
+    assert result["result"] == "from the hook"
+    assert any("incomplete" in line for line in rig.traces)
+
+
+def test_a_blocking_stop_hook_sends_the_turn_on_until_turn_duration(tmp_path: Path) -> None:
+    """With other Stop hooks possible, our Stop is not the end: one of theirs may block
+    (the reason goes to the model). The turn ends with the transcript's turn_duration."""
+    rig = Rig(tmp_path, Rules(others_stop_hooks=True))
+    rig.log.prompt()
+    rig.log.answer("first")
+    rig.stop(1.0)
+    rig.keys.last_output = 1.0
+    rig.screen = ["  ✻ Thinking… (esc to interrupt)"]
+    assert rig.step(1.1) is None  # busy: the blocked turn goes on
+    rig.log.add(  # the blocking hook's reason, as the TUI injects it
+        "user", isMeta=True, message={"role": "user", "content": "Stop hook feedback: say BANANA"}
+    )
+    rig.log.answer("BANANA")
+    rig.stop(2.0)
+    assert rig.step(2.1) is None  # not closed yet, the TUI still drawing
+    rig.log.close()
+    result = rig.result(rig.step(2.2))
+    assert (result["result"], result["num_turns"]) == ("BANANA", 2)
+
+
+def test_a_quiet_idle_tui_after_stop_ends_the_turn_without_turn_duration(
+    tmp_path: Path,
+) -> None:
+    rig = Rig(tmp_path, Rules(others_stop_hooks=True))
+    rig.log.prompt()
+    rig.log.answer("done")
+    rig.stop(1.0)
+    rig.keys.last_output = 1.0
+    assert rig.step(1.0 + STOP_CLOSE_QUIET - 0.1) is None
+    assert rig.result(rig.step(1.0 + STOP_CLOSE_QUIET))["result"] == "done"
+    assert any("no turn_duration" in line for line in rig.traces)
+
+
+@pytest.mark.parametrize(("limit", "ends"), [(1, True), (2, False)])
+def test_max_turns_ends_the_turn_once_exceeded(tmp_path: Path, limit: int, ends: bool) -> None:
+    rig = Rig(tmp_path, Rules(max_turns=limit, others_stop_hooks=False))
+    rig.log.prompt()
+    rig.log.tool_round()  # the tool's result is turn 2
+    verdict = rig.step(1.0)
+    assert (verdict is not None) == ends
+    if verdict is not None:
+        assert rig.result(verdict)["subtype"] == "error_max_turns"
+
+
+def test_the_budget_boundary_after_stop(tmp_path: Path) -> None:
+    """`claude -p` reports error_max_budget_usd once the cost reaches the budget: at
+    exactly the turn's cost too, not a hair above it."""
+    probe = Rig(tmp_path / "probe")
+    probe.log.prompt()
+    probe.log.answer("x", tokens=1000)
+    probe.feed.poll()
+    cost = probe.feed.summary(probe.turn).total_cost_usd
+    assert cost > 0
+    for factor, subtype in [
+        (0.999999, "error_max_budget_usd"),
+        (1.0, "error_max_budget_usd"),
+        (1.000001, "success"),
+    ]:
+        rig = Rig(
+            tmp_path / str(factor), Rules(max_budget_usd=cost * factor, others_stop_hooks=False)
+        )
+        rig.log.prompt()
+        rig.log.answer("x", tokens=1000)
+        rig.stop(1.0)
+        assert rig.result(rig.step(1.0))["subtype"] == subtype, factor
+
+
+def test_a_spent_budget_ends_the_turn_at_once(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, Rules(max_budget_usd=0.01, others_stop_hooks=False))
+    rig.log.prompt()
+    rig.turn.budget_spent = True  # the asking PreToolUse hook said so
+    assert rig.result(rig.step(0.1))["subtype"] == "error_max_budget_usd"
+
+
+def test_a_prompt_that_never_arrives_fails_with_the_transcript_path(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    assert rig.step(19.0) is None
+    with pytest.raises(ClaudePrintError, match="did not reach Claude Code within 20s"):
+        rig.step(20.0)
+
+
+def test_a_dialog_no_hook_answers_fails_once_the_tui_is_quiet(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.screen = [
+        "Bash command",
+        "  rm -rf build",
+        "Do you want to proceed?",
+        "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT} 1. Yes",
+        "  2. No, and tell Claude what to do differently (esc)",
+    ]
+    rig.keys.last_output = 5.0
+    assert rig.step(6.0) is None  # drawn a moment ago: may still change
+    rig.asking = True
+    assert rig.step(7.0) is None  # one of our hooks is waiting: its answer may close it
+    rig.asking = False
+    with pytest.raises(ClaudePrintError, match="permission to run a tool on screen"):
+        rig.step(7.0)
+
+
+def test_an_interrupt_ends_the_turn_with_the_interruption_first(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.interrupts.append("req-1")
+    rig.turn.interrupt_at = 1.0
+    rig.keys.last_output = 0.5  # nothing drawn since Esc
+    assert rig.step(1.1) is None
+    rig.log.add(
+        "user",
+        message={
+            "role": "user",
+            "content": [{"type": "text", "text": contract.INTERRUPTED_PREFIX}],
+        },
+    )
+    verdict = rig.step(1.2)
+    assert verdict is not None and verdict.notice is not None
+    assert verdict.notice["type"] == "user" and rig.interrupts == []
+    assert rig.result(verdict)["subtype"] == "error_during_execution"
+
+
+def test_an_interrupt_with_no_sign_is_reported_after_the_settle_time(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.turn.interrupt_at = 1.0
+    rig.screen = ["  ✻ Thinking… (esc to interrupt)"]
+    rig.keys.last_output = 1.5
+    assert rig.step(1.0 + INTERRUPT_SETTLE - 0.1) is None
+    assert rig.step(1.0 + INTERRUPT_SETTLE) is not None
+
+
+def test_a_turn_closed_without_any_stop_hook_fails_loudly(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.log.answer("x")
+    rig.log.close()
+    assert rig.step(1.0) is None
+    assert rig.step(1.0 + MISSING_HOOK_GRACE - 0.1) is None
+    with pytest.raises(ClaudePrintError, match="no Stop/StopFailure hook arrived"):
+        rig.step(1.0 + MISSING_HOOK_GRACE)
+
+
+@pytest.mark.parametrize(("message", "ends"), [("tests failed", True), ("claude-print: x", False)])
+def test_a_user_hook_s_continue_false_ends_the_turn_ours_does_not(
+    tmp_path: Path, message: str, ends: bool
+) -> None:
+    """A user's tool hook that answers continue:false closes the turn with no Stop hook:
+    claude -p's result is what there is. Ours (max-turns, budget) end it their own way."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.log.tool_round()
+    rig.log.add("attachment", attachment={"type": "hook_stopped_continuation", "message": message})
+    rig.log.close()
+    verdict = rig.step(1.0)
+    assert (verdict is not None) == ends
+    if verdict is not None:
+        assert rig.result(verdict)["subtype"] == "success"
+
+
+def test_wake_at_polls_after_stop_and_rests_otherwise(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, Rules(streams=True))
+    rig.watch.next_tail = 5.0
+    assert rig.watch.wake_at(1.0) == 5.0  # streaming: the next transcript read
+    rig.stop(1.0)
+    assert rig.watch.wake_at(1.0) < 1.05
+    quiet = Rig(tmp_path / "q")
+    assert quiet.watch.wake_at(1.0) == 2.0  # nothing to stream: the child's liveness
