@@ -94,3 +94,29 @@ def test_the_pyz_size_in_the_docs_is_the_built_one(built_pyz: Path) -> None:
         text = (ROOT / name).read_text(encoding="utf-8")
         for said in re.findall(r"(?:reproducible, |it is )about (\d+) KiB", text):
             assert abs(int(said) - size_kib) <= 0.15 * size_kib, (name, said, size_kib)
+
+
+NOT_CODE = {"permissions.defaultMode", "options.stderr"}
+
+
+def test_code_the_docs_name_exists() -> None:
+    """`module.name` (and `module.Class.method`) in the docs and AGENTS.md must name
+    something in claude_print: a split or a rename leaves no dead pointer behind."""
+    import importlib
+    import re
+
+    modules = {p.stem for p in (ROOT / "claude_print").glob("*.py")}
+    missing = []
+    for doc in [ROOT / "AGENTS.md", ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for dotted in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)(?:\(\))?`", doc.read_text()):
+            module, *names = dotted.split(".")
+            # settings keys (permissions.defaultMode) and the SDK's options are not ours
+            if module not in modules or names == ["py"] or dotted in NOT_CODE:
+                continue
+            obj: object = importlib.import_module(f"claude_print.{module}")
+            for name in names:
+                if not hasattr(obj, name):
+                    missing.append(f"{doc.name}: {dotted}")
+                    break
+                obj = getattr(obj, name)
+    assert missing == []
