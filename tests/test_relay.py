@@ -25,10 +25,12 @@ from claude_print import contract
 from claude_print.errors import ClaudePrintError
 from claude_print.leftovers import LOCK_NAME
 from claude_print.relay import (
+    EDITOR_EVENT,
     FIFO_NAME,
     SCRIPT_NAME,
     SETTINGS_NAME,
     TEMP_PREFIX,
+    USER_EDITOR_VAR,
     HookEvent,
     Relay,
     deny_decision,
@@ -519,3 +521,44 @@ def test_a_tmpdir_that_needs_quoting_gives_way_to_a_plain_one(tmp_path: Path, na
     plain = tmp_path / "plain-dir_1.x"
     plain.mkdir()
     assert temp_root({"TMPDIR": str(plain)}) == str(plain)
+
+
+# --- the editor script (Ctrl+G) ---------------------------------------------------
+
+
+def run_editor(
+    editor: str, target: Path, env: Dict[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    # The TUI runs $EDITOR through a shell with the temp file as the last argument.
+    command = f"{editor} {shlex.quote(str(target))}"
+    return subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, timeout=10)
+
+
+def test_the_editor_script_replaces_the_box_text_and_reports(relay: Relay, tmp_path: Path) -> None:
+    """The box's file may hold an interrupted prompt put back: the staged prompt replaces
+    it, never adds to it, and the script reports over the FIFO once it is written."""
+    target = tmp_path / "box.md"
+    target.write_text("the interrupted prompt, put back in the box")
+    prompt = "second prompt\n$(touch pwned) `id` ; 'quoted' \"dq\"\n"
+    relay.stage_prompt(prompt)
+    proc = run_editor(relay.editor_command(), target, {"PATH": os.environ["PATH"]})
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text() == prompt
+    assert [e.name for e in relay.read_events()] == [EDITOR_EVENT]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_after_the_prompt_the_editor_is_the_users(relay: Relay, tmp_path: Path) -> None:
+    """Unstaged (the box has the prompt), $EDITOR is what the user set: a tool the model
+    runs gets it; with none set, the script fails as a missing editor would."""
+    target = tmp_path / "notes.txt"
+    target.write_text("x")
+    relay.stage_prompt("p")
+    relay.unstage_prompt()
+    env = {"PATH": os.environ["PATH"], USER_EDITOR_VAR: "sed -i s/x/edited/"}
+    editor = relay.editor_command()
+    proc = run_editor(editor, target, env)
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text() == "edited"
+    assert relay.read_events() == []
+    assert run_editor(editor, target, {"PATH": os.environ["PATH"]}).returncode == 1
