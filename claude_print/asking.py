@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
 from claude_print.relay import HookEvent
+from claude_print.sdk_mcp import MCP_EVENT, error_response
 from claude_print.turn import Turn, denials_with_ids
 
 if TYPE_CHECKING:
@@ -57,7 +58,9 @@ class AskingHooks:
             settling = now - arrived < ASK_SETTLE
             channel = self.channel
             sdk_hook = channel.hook_for(event.tag) if channel is not None else None
-            if sdk_hook is not None:
+            if event.name == MCP_EVENT:
+                self._relay_mcp(event)
+            elif sdk_hook is not None:
                 self._ask_sdk_hook(event, sdk_hook, turn)
             elif event.name == contract.HOOK_PERMISSION_REQUEST and channel is not None:
                 tool_use_id = tool_use_id_of(event, summary)
@@ -128,6 +131,26 @@ class AskingHooks:
             },
             answered,
         )
+
+    def _relay_mcp(self, event: HookEvent) -> None:
+        """A JSON-RPC message for one of the caller's in-process MCP servers: to the
+        caller as `mcp_message`, its `mcp_response` back to the bridge (`sdk_mcp`)."""
+        server = event.payload.get("server_name")
+        message = event.payload.get("message")
+        if not isinstance(message, dict) or not isinstance(server, str):
+            self.answer(event, None)
+            return
+        if self.channel is None:  # no SDK caller to serve it
+            self.answer(event, error_response(message, f"no SDK caller serves {server!r}"))
+            return
+
+        def answered(body: Dict[str, Any]) -> None:
+            response = body.get("mcp_response")
+            if "error" in body or not isinstance(response, dict):
+                response = error_response(message, str(body.get("error") or "no mcp_response"))
+            self.answer(event, response)
+
+        self.channel.request("mcp_message", {"server_name": server, "message": message}, answered)
 
     def _ask_sdk_hook(self, event: HookEvent, hook: SdkHook, turn: Turn) -> None:
         """A hook the caller registered at `initialize`: one `hook_callback` per callback

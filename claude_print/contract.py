@@ -238,6 +238,13 @@ class Facts(NamedTuple):
     # Text loaded with the editor key is NFC-normalised ("e\u0301" reaches the model as
     # "\u00e9"); the positional argument is not.
     nfc_loaded_text: bool
+    # stream-json: an MCP tool call's `tool_use_meta` entry names the server's own tool
+    # (`tool_name`).
+    tool_use_meta_tool_name: bool
+    # stream-json: a tool result claude-print's hook denied carries claude -p's
+    # `tool_result_meta` (its print-mode rejection): "" none, "kind" the
+    # non_execution_kind, "decision" with the permission_decision too.
+    tool_result_meta: str
 
 
 class Change(NamedTuple):
@@ -259,6 +266,8 @@ BASELINE = Facts(
     sdk_sandbox_key=False,
     sanitizes_controls=False,
     nfc_loaded_text=True,
+    tool_use_meta_tool_name=False,
+    tool_result_meta="",
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -273,6 +282,12 @@ CHANGES: Tuple[Change, ...] = (
         "claude -p's --max-budget-usd and --json-schema retry-limit results have a "
         "terminal_reason (absent in 2.1.205; the releases in between were not measured)",
         {"limit_terminal_reasons": True},
+    ),
+    Change(
+        "2.1.221",
+        "stream-json: a denied tool's result carries tool_result_meta "
+        "(non_execution_kind 'user-rejected'; measured: 2.1.205 has none)",
+        {"tool_result_meta": "kind"},
     ),
     Change(
         "2.1.238",
@@ -318,6 +333,12 @@ CHANGES: Tuple[Change, ...] = (
         {"print_default_mode": "default"},
     ),
     Change(
+        "2.1.310",
+        "stream-json: tool_result_meta adds permission_decision {'decision': 'reject', "
+        "'source': 'config'} (2.1.300's claude -p, in auto mode, had a classifier's)",
+        {"tool_result_meta": "decision"},
+    ),
+    Change(
         "2.1.321",
         "with non-essential traffic off the TUI sends no session-title request (no "
         "ai-title record), so its cost-state equals claude -p's cost",
@@ -338,6 +359,12 @@ CHANGES: Tuple[Change, ...] = (
         "interrupt answer {'still_queued': []} (measured on 2.1.197 and 2.1.330 only, "
         "docs/agent-sdk-protocol.md)",
         {"sdk_session_keys": True},
+    ),
+    Change(
+        "2.1.331",
+        "stream-json: an MCP tool call's tool_use_meta entry adds tool_name (measured: "
+        "2.1.270 has none, 2.1.331 has it; not bisected)",
+        {"tool_use_meta_tool_name": True},
     ),
     Change(
         "2.1.331",

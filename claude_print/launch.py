@@ -170,6 +170,7 @@ def make_relay(
         watch_hooks=options.output_format == "stream-json",
         watched_events=reported_hooks,
         user_mcp=user_mcp,
+        sdk_bridge=channel is not None,
     )
 
 

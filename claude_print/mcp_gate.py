@@ -70,14 +70,23 @@ def gate_command(ready_path: str, command: str, args: Sequence[str]) -> List[str
 
 
 def gated_config(
-    servers: Dict[str, Dict[str, Any]], ready_path: Callable[[int], str]
+    servers: Dict[str, Dict[str, Any]],
+    ready_path: Callable[[int], str],
+    bridge_dir: Optional[str] = None,
 ) -> Tuple[Dict[str, Any], int]:
     """The `--mcp-config` document with every stdio server behind a gate, and how many
-    there are; server `i` of them creates `ready_path(i)`."""
+    there are; server `i` of them creates `ready_path(i)`. With `bridge_dir` (the relay
+    of a run with an SDK caller), each `sdk` server becomes claude-print's bridge to the
+    caller (`sdk_mcp`), which makes its ready file too."""
+    from claude_print import sdk_mcp
+
     out: Dict[str, Any] = {}
     gated = 0
     for name, server in servers.items():
-        if is_stdio(server):
+        if bridge_dir is not None and sdk_mcp.is_sdk(server):
+            server = sdk_mcp.bridge_server(bridge_dir, ready_path(gated), name)
+            gated += 1
+        elif is_stdio(server):
             args = server.get("args") or []
             argv = gate_command(ready_path(gated), server["command"], [str(a) for a in args])
             server = {**server, "command": argv[0], "args": argv[1:]}

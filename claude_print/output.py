@@ -275,7 +275,13 @@ OWN_KEYS = ("claude_version",)
 # anchors the shape has when the result has them: a usage limit's `api_error`, which the
 # transcript carries (`apiError`) exactly on the releases whose `claude -p` prints it
 # (2.1.300 on).
-_OPTIONAL_AFTER = {"api_error": ("api_error_type", "api_error_status")}
+# Keys `claude -p` prints only on some events of a kind: a tool result's meta only for
+# a refusal, so the captured shape's empty default is never filled in.
+_ONLY_WHEN_GIVEN = ("tool_result_meta",)
+_OPTIONAL_AFTER = {
+    "api_error": ("api_error_type", "api_error_status"),
+    "tool_use_meta": ("timestamp", "uuid"),  # an MCP tool call's display names
+}
 # Nested objects whose keys follow the release's order too.
 _NESTED = ("usage", "server_tool_use", "cache_creation", "output_tokens_details")
 _API_ERROR_TYPES = {
@@ -351,6 +357,9 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
     if skeleton is None:
         return event
     out = _conform(event, skeleton)
+    for key in _ONLY_WHEN_GIVEN:
+        if key not in event:
+            out.pop(key, None)
     if name and name.startswith("result_error") and "terminal_reason" not in event:
         # Left out on purpose (error_object): e.g. a budget stop before 2.1.221.
         out.pop("terminal_reason", None)

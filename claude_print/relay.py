@@ -249,11 +249,13 @@ class Relay:
         watch_hooks: bool = False,
         watched_events: Optional[FrozenSet[str]] = None,
         user_mcp: Optional[Dict[str, Dict[str, Any]]] = None,
+        sdk_bridge: bool = False,
     ) -> None:
         """With `watch_hooks`, the command hooks of `user_settings` for `watched_events`
         (None: all) run through the watch script, which reports each run (`HookRun`).
         `user_mcp` (the servers of --mcp-config) goes to `user_mcp_path`, its stdio
-        servers gated (`mcp_gate`): the first prompt waits for their tools."""
+        servers gated (`mcp_gate`): the first prompt waits for their tools. With
+        `sdk_bridge` its `sdk` servers are bridged to the caller (`sdk_mcp`)."""
         where = tmp_root or temp_root()
         try:
             self.dir = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=where)
@@ -280,7 +282,8 @@ class Relay:
             if user_mcp is not None:
                 from claude_print import mcp_gate
 
-                config, gated = mcp_gate.gated_config(user_mcp, self._mcp_ready_path)
+                bridge_dir = self.dir if sdk_bridge else None
+                config, gated = mcp_gate.gated_config(user_mcp, self._mcp_ready_path, bridge_dir)
                 self.user_mcp_path = os.path.join(self.dir, USER_MCP_CONFIG_NAME)
                 _write_private(self.user_mcp_path, json.dumps(config))
                 waits = self.mcp_waits = waits + gated
@@ -489,7 +492,9 @@ def _send_reply(path: str, line: str) -> bool:
         return False
     try:
         os.set_blocking(fd, True)
-        os.write(fd, (line + "\n").encode("utf-8"))
+        data = memoryview((line + "\n").encode("utf-8"))
+        while data:  # an MCP answer can be far over the pipe's buffer
+            data = data[os.write(fd, data) :]
         return True
     except OSError:
         return False

@@ -51,6 +51,7 @@ from claude_print.options import Options, choose_delivery, new_session_id
 from claude_print.pty_session import PtyChild
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.results import Results
+from claude_print.sdk_mcp import MCP_EVENT
 from claude_print.signals import Interrupted, SignalPipe
 from claude_print.stream_out import StreamOut
 from claude_print.transcript_feed import TranscriptFeed
@@ -448,6 +449,9 @@ class Session:
             if self.delivering is not None:
                 self.delivering.editor_done(now)
             return
+        if event.name == MCP_EVENT:  # an SDK server's message: not a hook of the turn
+            self.asks.add(event, now)
+            return
         turn.hooks_seen += 1
         self.trace(f"hook {event.name}" + (f" ({event.error})" if event.error else ""))
         self._learn_session(event.payload)
@@ -481,7 +485,8 @@ class Session:
 
     def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
         assert self.relay is not None
-        self.trace(f"answered {event.name}: {decision or 'no decision'}")
+        said = json_preview(decision) if decision else "no decision"
+        self.trace(f"answered {event.name}: {said}")
         self.relay.answer(event, decision)
 
     def _child_gone(self) -> bool:
@@ -504,6 +509,12 @@ class Session:
                 if version:
                     self._learn_version(version, "its --version")
         return ClaudePrintError(failure_message(what, lines, self.claude_version))
+
+
+def json_preview(value: Dict[str, Any], limit: int = 300) -> str:
+    """A decision for the trace, cut short (an MCP answer can be a whole tool result)."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
 
 
 def _ms(seconds: float) -> int:

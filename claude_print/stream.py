@@ -21,9 +21,11 @@ Best-effort parts (the TUI transcript cannot tell):
 from __future__ import annotations
 
 import heapq
+import re
 import uuid as uuidlib
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
+from claude_print import contract
 from claude_print.output import api_error_type
 from claude_print.transcript import Record, is_human_prompt
 
@@ -97,6 +99,69 @@ def _worth_emitting(block: Any) -> bool:
     return isinstance(text, str) and bool(text.strip()) and text not in _SKIPPED_TEXTS
 
 
+def readable_tool_name(name: str) -> str:
+    """Claude Code's display name for a tool without a title: the part after the last
+    `__`, underscores as spaces, each word capitalised (JavaScript's ASCII `\\b\\w`)."""
+    words = (name.split("__")[-1] or name).replace("_", " ")
+    return re.sub(r"\b\w", lambda m: m.group().upper(), words, flags=re.ASCII)
+
+
+def tool_use_meta(block: Any, names_tool: bool) -> Optional[Dict[str, Any]]:
+    """`claude -p`'s display metadata for a tool_use block, or None where the display
+    name is the tool's own (the built-in tools). The MCP server's name is the config's
+    key (the CLI prefers the name the server reports, which the transcript does not
+    keep; an SDK server reports the name it was created with, usually the same); a
+    tool's annotated title is not known either."""
+    if not isinstance(block, dict) or block.get("type") != "tool_use":
+        return None
+    tool_id, name = block.get("id"), block.get("name")
+    if not isinstance(tool_id, str) or not isinstance(name, str):
+        return None
+    display = readable_tool_name(name)
+    if display == name:
+        return None
+    meta: Dict[str, Any] = {"id": tool_id, "display_name": display}
+    parts = name.split("__")
+    if len(parts) >= 3 and parts[0] == "mcp":
+        meta["server_display_name"] = parts[1]
+        if names_tool:
+            meta["tool_name"] = "__".join(parts[2:])
+    return meta
+
+
+def tool_result_meta(record: Record, block: Any, kind: str) -> Optional[Dict[str, Any]]:
+    """`claude -p`'s note on how a tool call's permission check ended, from the TUI's
+    record (`toolDenialKind`, `permissionDecision`, 2.1.270 on; older ones say only the
+    message). `kind` is the release's form (contract.Facts.tool_result_meta). Where the
+    TUI's answer was claude-print's, the note is what `claude -p` itself would say:
+    its own refusal is print mode's (rejected by configuration), the caller's
+    `can_use_tool` answer is the user's."""
+    if not kind or not isinstance(block, dict) or block.get("type") != "tool_result":
+        return None
+    meta: Dict[str, Any] = {"id": block.get("tool_use_id")}
+    if contract.DENY_MESSAGE in str(record.get("toolUseResult", "")):
+        meta["non_execution_kind"] = "user-rejected"
+        if kind == "decision":
+            meta["permission_decision"] = {"decision": "reject", "source": "config"}
+        return meta
+    denial = record.get("toolDenialKind")
+    if isinstance(denial, str):
+        meta["non_execution_kind"] = denial
+        if isinstance(record.get("userFeedback"), str):
+            meta["user_feedback"] = record["userFeedback"]
+    decision = record.get("permissionDecision")
+    if kind == "decision" and isinstance(decision, dict) and "decision" in decision:
+        answer = decision.get("decision")
+        note: Dict[str, Any] = {"decision": answer, "source": decision.get("source")}
+        if decision.get("reasonCode") == "hook:PermissionRequest":
+            # claude-print's asking PermissionRequest hook: the SDK caller decided.
+            note["source"] = "user_temporary" if answer == "accept" else "user_reject"
+        elif decision.get("reasonType") is not None:
+            note["reason_type"] = decision["reasonType"]
+        meta["permission_decision"] = note
+    return meta if len(meta) > 1 else None
+
+
 class StreamConverter:
     """Turns transcript records (fed in any order) into `claude -p` stream events.
 
@@ -123,6 +188,7 @@ class StreamConverter:
         self._held_uuids: Set[str] = set()
         self._in_turn = False
         self._counter = 0
+        self.facts = contract.facts_for(None)  # the release's (StreamOut sets them)
 
     def feed(self, record: Record) -> List[Dict[str, Any]]:
         """Events that `record` (and any records it unblocks) produce, in order."""
@@ -209,6 +275,9 @@ class StreamConverter:
                 "session_id": self.session_id,
                 "uuid": _block_uuid(record_uuid, index) if len(blocks) > 1 else record_uuid,
             }
+            meta = tool_use_meta(block, self.facts.tool_use_meta_tool_name)
+            if meta is not None:
+                event["tool_use_meta"] = [meta]
             if record.get("error") is not None:
                 event["error"] = record["error"]
             if record.get("requestId") is not None:
@@ -258,6 +327,9 @@ class StreamConverter:
                 event["tool_use_result"] = (
                     {"content": result, **meta} if isinstance(meta, dict) else result
                 )
+            result_meta = tool_result_meta(record, block, self.facts.tool_result_meta)
+            if result_meta is not None:
+                event["tool_result_meta"] = [result_meta]
             if isinstance(record.get("origin"), dict):
                 event["origin"] = record["origin"]
             events.append(event)

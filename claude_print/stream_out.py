@@ -51,6 +51,7 @@ class StreamOut:
 
     def feed(self, record: Dict[str, Any]) -> None:
         if self.converter is not None:
+            self.converter.facts = self.facts()
             self._emit(self.converter.feed(record))
 
     def flush(self) -> None:

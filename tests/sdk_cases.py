@@ -422,6 +422,47 @@ async def case_eof_mid_turn(ctx: Ctx) -> None:
         await client.disconnect()
 
 
+def _calc_server(calls: List[Dict[str, Any]]) -> Any:
+    """An in-process MCP server: `add` sums, `fail` raises (the SDK turns the exception
+    into an error result)."""
+
+    async def add(args: Dict[str, Any]) -> Dict[str, Any]:
+        calls.append({"tool": "add", **args})
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']}"}]}
+
+    async def fail(args: Dict[str, Any]) -> Dict[str, Any]:
+        calls.append({"tool": "fail", **args})
+        raise ValueError(f"refused: {args.get('why')}")
+
+    tools = [
+        sdk.tool("add", "Add two integers", {"a": int, "b": int})(add),
+        sdk.tool("fail", "Always fails", {"why": str})(fail),
+    ]
+    return sdk.create_sdk_mcp_server(name="calc", version="1.0.0", tools=tools)
+
+
+async def _sdk_mcp_case(ctx: Ctx, tool: str, tool_input: str) -> None:
+    calls: List[Dict[str, Any]] = []
+    options = options_for(
+        ctx,
+        mcp_servers={"calc": _calc_server(calls)},
+        allowed_tools=["mcp__calc__add", "mcp__calc__fail"],
+    )
+    prompt = f"[[tooljson:mcp__calc__{tool}:{tool_input}]]"
+    await run_query(ctx.seen, prompt, options)
+    ctx.seen.facts["tool_calls"] = calls
+
+
+async def case_sdk_mcp_tool(ctx: Ctx) -> None:
+    """The model calls a tool of the caller's own process: the call reaches the Python
+    function and its result reaches the model."""
+    await _sdk_mcp_case(ctx, "add", '{"a": 2, "b": 40}')
+
+
+async def case_sdk_mcp_tool_error(ctx: Ctx) -> None:
+    await _sdk_mcp_case(ctx, "fail", '{"why": "no"}')
+
+
 async def case_old_sdk_plain(ctx: Ctx) -> None:
     old: Any = importlib.import_module("claude_code_sdk")
     _install_raw_capture(
@@ -455,6 +496,8 @@ CASES: Dict[str, Callable[[Ctx], Awaitable[None]]] = {
     "eof_mid_turn": case_eof_mid_turn,
     "control_misc": case_control_misc,
     "old_sdk_plain": case_old_sdk_plain,
+    "sdk_mcp_tool": case_sdk_mcp_tool,
+    "sdk_mcp_tool_error": case_sdk_mcp_tool_error,
 }
 
 

@@ -83,6 +83,8 @@ CASES = [
     "eof_mid_turn",
     "control_misc",
     "old_sdk_plain",
+    pytest.param("sdk_mcp_tool", marks=pytest.mark.matrix),
+    "sdk_mcp_tool_error",
 ]
 
 

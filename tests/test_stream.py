@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import output, stream
+from claude_print import contract, output, stream
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 
@@ -293,3 +293,65 @@ def test_an_api_error_event_has_the_error_keys_of_the_release() -> None:
         400,
         "invalid_request_error",
     )
+
+
+# --- tool_use_meta / tool_result_meta ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [  # node: (n.split('__').pop()||n).replace(/_/g,' ').replace(/\b\w/g, c => c.toUpperCase())
+        ("mcp__calc__add", "Add"),
+        ("mcp__x__get_weather", "Get Weather"),
+        ("mcp__a__get-city", "Get-City"),
+        ("mcp__s__déjà_vu", "DéJà Vu"),  # JavaScript's \b and \w are ASCII
+        ("Bash", "Bash"),
+    ],
+)
+def test_tool_display_names_are_claude_codes(name: str, shown: str) -> None:
+    assert stream.readable_tool_name(name) == shown
+
+
+def test_an_mcp_call_has_its_display_meta_and_a_built_in_none() -> None:
+    block = {"type": "tool_use", "id": "t1", "name": "mcp__calc__add", "input": {}}
+    assert stream.tool_use_meta(block, names_tool=True) == {
+        "id": "t1",
+        "display_name": "Add",
+        "server_display_name": "calc",
+        "tool_name": "add",
+    }
+    assert "tool_name" not in (stream.tool_use_meta(block, names_tool=False) or {})
+    assert stream.tool_use_meta({**block, "name": "Bash"}, names_tool=True) is None
+
+
+def test_tool_result_meta_says_what_claude_p_would() -> None:
+    result = {"type": "tool_result", "tool_use_id": "t1"}
+    ours = {"toolUseResult": f"Error: {contract.DENY_MESSAGE}", "toolDenialKind": "permission-rule"}
+    assert stream.tool_result_meta(ours, result, "decision") == {
+        "id": "t1",
+        "non_execution_kind": "user-rejected",  # print mode's refusal, not the hook's
+        "permission_decision": {"decision": "reject", "source": "config"},
+    }
+    assert stream.tool_result_meta(ours, result, "kind") == {
+        "id": "t1",
+        "non_execution_kind": "user-rejected",
+    }
+    assert stream.tool_result_meta(ours, result, "") is None  # before 2.1.221
+    ruled = {"permissionDecision": {"decision": "accept", "source": "config", "reasonType": "rule"}}
+    assert stream.tool_result_meta(ruled, result, "decision") == {
+        "id": "t1",
+        "permission_decision": {"decision": "accept", "source": "config", "reason_type": "rule"},
+    }
+    asked = {
+        "permissionDecision": {
+            "decision": "accept",
+            "source": "hook",
+            "reasonType": "hook",
+            "reasonCode": "hook:PermissionRequest",
+        }
+    }
+    assert stream.tool_result_meta(asked, result, "decision") == {
+        "id": "t1",
+        "permission_decision": {"decision": "accept", "source": "user_temporary"},
+    }
+    assert stream.tool_result_meta({}, result, "decision") is None  # nothing to say
