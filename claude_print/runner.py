@@ -225,12 +225,16 @@ class Session:
     # --- the phases ---------------------------------------------------------
 
     def run(self) -> int:
-        from claude_print.slash import print_mode_answer
+        from claude_print.slash import print_mode_answer, settings_refusal
 
-        answer = None if self.multi_turn else print_mode_answer(self.options.prompt)
-        if answer is not None:  # claude -p answers it without a turn; the TUI cannot
-            self.trace(f"{self.options.prompt.strip()}: answered as claude -p does")
-            return self._end(ended_early(answer, self.trace))
+        if not self.multi_turn:
+            refusal = settings_refusal(self.options.prompt)
+            if refusal is not None:
+                raise ClaudePrintError(refusal)
+            answer = print_mode_answer(self.options.prompt)
+            if answer is not None:  # claude -p answers it without a turn; the TUI cannot
+                self.trace(f"{self.options.prompt.strip()}: answered as claude -p does")
+                return self._end(ended_early(answer, self.trace))
         self.start()
         self._pump(self._boot_step)
         if not self.multi_turn:
@@ -244,7 +248,16 @@ class Session:
             turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.transcript.records))
             if self.options.replay_user_messages:
                 turn.replay = prompt.message
-            code = self._refuse_turn(turn, prompt.error) if prompt.error else self._run_turn(turn)
+            refusal = prompt.error or settings_refusal(prompt.text)
+            answer = print_mode_answer(prompt.text)
+            if refusal:
+                code = self._refuse_turn(turn, refusal)
+            elif answer is not None:  # as claude -p: no model turn (the TUI would open a panel)
+                self.turn = turn
+                code = self._end(ended_early(answer, self.trace))
+                turn.done = True
+            else:
+                code = self._run_turn(turn)
 
     def _boot_step(self, now: float) -> Optional[bool]:
         if self.keys.busy:

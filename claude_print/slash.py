@@ -47,6 +47,28 @@ UNAVAILABLE_IN_PRINT = frozenset(
     )
 )
 _COMMAND = re.compile(r"^/([a-z][a-z0-9-]*)\s*$")
+_WITH_ARGS = re.compile(r"^/([a-z][a-z0-9-]*)\s+\S")
+# Commands whose TUI form writes the user's settings where `claude -p`'s does not: the
+# TUI's `/model X` says "Set model to X and saved as your default for new sessions" and
+# writes ~/.claude/settings.json; `claude -p` 2.1.331 says "... for this session only"
+# and writes nothing (measured on 2.1.331). claude-print never changes the user's files.
+WRITES_SETTINGS = {
+    "model": "pass --model (the SDK's model option) to choose the session's model",
+}
+
+
+def settings_refusal(prompt: str) -> Optional[str]:
+    """Why claude-print will not type `prompt` into the TUI, if it is a command whose
+    TUI form would change the user's settings (None: it may go in)."""
+    match = _WITH_ARGS.match(prompt)
+    if match is None or match.group(1) not in WRITES_SETTINGS:
+        return None
+    name = match.group(1)
+    return (
+        f"/{name} in the TUI also saves the choice as your default for new sessions "
+        f"(~/.claude/settings.json), which claude -p's /{name} does not; claude-print "
+        f"does not change your settings: {WRITES_SETTINGS[name]}"
+    )
 
 
 def print_mode_answer(prompt: str) -> Optional[str]:

@@ -205,6 +205,7 @@ class ControlChannel:
         self.hooks: List[SdkHook] = []
         self.tui_flags: List[str] = []  # what `initialize` asks that the TUI takes as flags
         self.can_use_tool = False  # --permission-prompt-tool stdio
+        self.mcp_servers: List[str] = []  # --mcp-config's server names (mcp_* requests)
         self._next_id = 0
         self._waiting: Dict[str, Answer] = {}  # our requests' ids -> what to do with the answer
         self.interrupts: List[str] = []  # request ids of `interrupt`s not yet acted on
@@ -330,8 +331,29 @@ class ControlChannel:
             self.emitter.control(self.interrupt_answer(request_id))
             if busy:
                 self.interrupts.append(request_id)
+        elif subtype in ANSWERED_AS_THE_CLI and isinstance(request, dict):
+            self.emitter.control(self._answer_as_the_cli(request_id, str(subtype), request))
         else:
             self.emitter.control(error(request_id, unsupported(str(subtype))))
+
+    def _answer_as_the_cli(
+        self, request_id: str, subtype: str, request: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """The control requests whose answer claude-print knows without the TUI: what the
+        real CLI answers (docs/agent-sdk-protocol.md, case control_misc)."""
+        if subtype == "stop_task":
+            return success(request_id, {})  # the CLI's answer, even for an unknown id
+        if subtype == "rewind_files":
+            if os.environ.get(CHECKPOINTING_VAR):
+                return error(request_id, unsupported(subtype))
+            return error(request_id, "File rewinding is not enabled.")
+        if subtype == "mcp_status":
+            servers = [{"name": name, "status": "connected"} for name in self.mcp_servers]
+            return success(request_id, {"mcpServers": servers})
+        name = request.get("serverName")  # mcp_reconnect, mcp_toggle
+        if name not in self.mcp_servers:
+            return error(request_id, f"Server not found: {name}")
+        return error(request_id, unsupported(subtype))
 
     def _on_response(self, message: Dict[str, Any]) -> None:
         response = message.get("response")
@@ -464,19 +486,23 @@ def unsupported(subtype: str) -> str:
     return f"claude-print: {subtype!r} is not supported: {why}"
 
 
+# Answered as the real CLI answers them (ControlChannel._answer_as_the_cli).
+ANSWERED_AS_THE_CLI = ("stop_task", "rewind_files", "mcp_status", "mcp_reconnect", "mcp_toggle")
+# The SDK's enable_file_checkpointing: rewinding needs checkpoints the TUI keeps for itself.
+CHECKPOINTING_VAR = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
+
 UNSUPPORTED_WHY = {
     "set_permission_mode": "the TUI's permission mode is fixed at start; pass permission_mode "
     "in the options instead",
-    "set_model": "the TUI's model is fixed at start; pass model in the options instead",
+    "set_model": "the TUI's /model also saves the model as your default for new sessions "
+    "(~/.claude/settings.json); pass model in the options instead",
     "set_max_thinking_tokens": "fixed at start; pass it in the options instead",
-    "mcp_status": "the TUI does not report its MCP servers to claude-print",
-    "mcp_message": "claude-print does not bridge SDK MCP servers into the TUI",
+    "mcp_message": "claude-print sends these; the caller does not",
     "mcp_set_servers": "MCP servers are fixed at start; pass mcp_servers in the options",
-    "mcp_reconnect": "the TUI's MCP servers cannot be driven from outside",
-    "mcp_toggle": "the TUI's MCP servers cannot be driven from outside",
+    "mcp_reconnect": "the TUI's MCP servers cannot be driven from outside (its /mcp panel)",
+    "mcp_toggle": "the TUI's MCP servers cannot be driven from outside (its /mcp panel)",
     "rewind_files": "the TUI's file checkpoints cannot be driven from outside",
     "get_context_usage": "the TUI does not report its context usage to claude-print",
-    "stop_task": "the TUI's background tasks cannot be driven from outside",
 }
 
 

@@ -55,15 +55,10 @@ SERVER_INFO_MAY_MISS: Set[str] = set()
 # report them to claude-print), where the real CLI honours them. Case name -> the request's
 # subtype, which the error must name.
 MAY_REFUSE: Dict[str, str] = {
-    "mcp_status": "mcp_status",
     "get_context_usage": "get_context_usage",
     "set_permission_mode": "set_permission_mode",
     "set_model": "set_model",
     "set_model_default": "set_model",
-    "rewind_files": "rewind_files",
-    "mcp_reconnect": "mcp_reconnect",
-    "mcp_toggle": "mcp_toggle",
-    "stop_task": "stop_task",
 }
 
 # --- the cases --------------------------------------------------------------------------

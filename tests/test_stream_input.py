@@ -506,3 +506,28 @@ def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -
     assert session._wait_time(now) < 0.05  # the turn is live: poll its transcript
     session.turn.done = True
     assert session._wait_time(now) >= 0.5  # between turns: only the child's liveness
+
+
+def test_requests_the_cli_answers_alike_without_the_tui(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real CLI's answers (tests/data/sdk/*/control_misc.json): stop_task succeeds
+    for any id, rewinding is off unless the SDK enabled checkpoints, an unknown MCP
+    server is not found; mcp_status lists --mcp-config's servers."""
+    monkeypatch.delenv(stream_input.CHECKPOINTING_VAR, raising=False)
+    c = Channel(capsys)
+    c.channel.mcp_servers = ["files"]
+    c.send(request("a", "stop_task", task_id="nosuch"))
+    c.send(request("b", "rewind_files", user_message_id="u"))
+    c.send(request("c", "mcp_reconnect", serverName="nosuch"))
+    c.send(request("d", "mcp_toggle", serverName="nosuch", enabled=False))
+    c.send(request("e", "mcp_status"))
+    c.send(request("f", "mcp_reconnect", serverName="files"))
+    c.take_all()
+    answers = {m["response"]["request_id"]: m["response"] for m in c.printed()}
+    assert answers["a"] == {"subtype": "success", "request_id": "a", "response": {}}
+    assert answers["b"]["error"] == "File rewinding is not enabled."
+    assert answers["c"]["error"] == "Server not found: nosuch"
+    assert answers["d"]["error"] == "Server not found: nosuch"
+    assert answers["e"]["response"] == {"mcpServers": [{"name": "files", "status": "connected"}]}
+    assert "'mcp_reconnect' is not supported" in answers["f"]["error"]  # the TUI's own panel
