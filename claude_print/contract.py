@@ -98,6 +98,18 @@ KEY_EXTERNAL_EDITOR = b"\x07"
 # transcript gets a user record starting with INTERRUPTED_PREFIX.
 KEY_ESCAPE = b"\x1b"
 INTERRUPTED_PREFIX = "[Request interrupted by user"
+# Shift+Tab cycles the REPL's permission mode: default -> acceptEdits -> plan -> auto ->
+# default (2.1.197, 2.1.270 and 2.1.331 alike; bypassPermissions joins only when the
+# session may bypass). The footer names the mode; default says "? for shortcuts" up to
+# 2.1.2xx and "manual mode on" later. Nothing is written to the user's settings.
+KEY_SHIFT_TAB = b"\x1b[Z"
+MODE_FOOTERS: Dict[str, str] = {
+    "acceptEdits": "accept edits on",
+    "plan": "plan mode on",
+    "auto": "auto mode on",
+    "bypassPermissions": "bypass permissions on",
+    "default": "manual mode on",
+}
 # While a turn runs the footer says so; after Esc it goes. Interrupted before any answer,
 # the TUI drops the turn from its transcript and puts the prompt back in the input box
 # (measured on 2.1.197 and 2.1.330): the next prompt must replace that text.

@@ -47,7 +47,9 @@ from claude_print.errors import (
 from claude_print.hook_events import HookRun, HookWatch
 from claude_print.keys import Keyboard
 from claude_print.mcp_wait import McpWait
-from claude_print.options import Options, choose_delivery, new_session_id
+from claude_print.mode_switch import DONE as MODE_SWITCHED
+from claude_print.mode_switch import ModeSwitch
+from claude_print.options import Options, choose_delivery, new_session_id, permission_mode
 from claude_print.pty_session import PtyChild
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.results import Results
@@ -102,7 +104,11 @@ class Session:
             options,
             self.transcript,
             lambda: self.turn,
+            lambda: self.channel.permission_mode if self.channel else permission_mode(options),
         )
+        if self.channel is not None:
+            self.channel.session_id = session_id or ""
+            self.channel.may_bypass = launch.wants_bypass(options)
         self.stream.model = options.model or ""
         argv_prompt = options.prompt if self.delivery == "argv" else None
         startup = StartupScreens(launch.wants_bypass(options), self._screen_error, trace)
@@ -285,6 +291,9 @@ class Session:
             self.relay.new_turn()
         if turn.submitted_at is None:
             self.rendering = True
+            if self.channel is not None and self.channel.pending_mode is not None:
+                self._switch_mode(self.channel.pending_mode)
+                self.channel.pending_mode = None
             refusal = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
             if refusal is not None:  # stream-json input: its text would act as keys
                 return self._refuse_turn(turn, refusal)
@@ -304,6 +313,21 @@ class Session:
         code = self._end(self._pump(self.watch.step))
         turn.done = True
         return code
+
+    def _switch_mode(self, mode: str) -> None:
+        """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""
+        switch = ModeSwitch(mode, self._screen_error, self.trace)
+
+        def step(now: float) -> Optional[bool]:
+            if self.keys.busy:
+                return None
+            outcome = switch.step(now, self.tui.lines(), self.keys)
+            if isinstance(outcome, bytes):
+                self.keys.press(outcome)
+                return None
+            return True if outcome == MODE_SWITCHED else None
+
+        self._pump(step)
 
     def _watch(self, turn: Turn) -> TurnWatch:
         return TurnWatch(
@@ -481,6 +505,8 @@ class Session:
         session_id = payload.get("session_id")
         if self.session_id is None and isinstance(session_id, str):
             self.transcript.session_id = session_id
+            if self.channel is not None:
+                self.channel.session_id = session_id
             self._download_files(session_id)
         reported = payload.get("transcript_path")
         if isinstance(reported, str) and self.transcript.path != reported:

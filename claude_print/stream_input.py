@@ -206,6 +206,9 @@ class ControlChannel:
         self.tui_flags: List[str] = []  # what `initialize` asks that the TUI takes as flags
         self.can_use_tool = False  # --permission-prompt-tool stdio
         self.mcp_servers: List[str] = []  # --mcp-config's server names (mcp_* requests)
+        self.session_id = ""  # for the lines the channel prints itself
+        self.may_bypass = False  # bypassPermissions is in the TUI's Shift+Tab cycle
+        self.pending_mode: Optional[str] = None  # set_permission_mode, for the TUI
         self._next_id = 0
         self._waiting: Dict[str, Answer] = {}  # our requests' ids -> what to do with the answer
         self.interrupts: List[str] = []  # request ids of `interrupt`s not yet acted on
@@ -331,10 +334,42 @@ class ControlChannel:
             self.emitter.control(self.interrupt_answer(request_id))
             if busy:
                 self.interrupts.append(request_id)
+        elif subtype == "set_permission_mode" and isinstance(request, dict):
+            self._set_permission_mode(request_id, request.get("mode"))
         elif subtype in ANSWERED_AS_THE_CLI and isinstance(request, dict):
             self.emitter.control(self._answer_as_the_cli(request_id, str(subtype), request))
         else:
             self.emitter.control(error(request_id, unsupported(str(subtype))))
+
+    def _set_permission_mode(self, request_id: str, mode: Any) -> None:
+        """Answered at once, as the CLI does (`{"mode": M}`, then a `system/status`
+        line); the TUI switches before the next prompt (`mode_switch`)."""
+        reachable = [
+            m for m in contract.MODE_FOOTERS if m != "bypassPermissions" or self.may_bypass
+        ]
+        if mode not in reachable:
+            why = (
+                "the session was not started with bypass mode allowed "
+                "(--allow-dangerously-skip-permissions)"
+                if mode == "bypassPermissions"
+                else f"the TUI's Shift+Tab cycle has only {', '.join(reachable)}"
+            )
+            self.emitter.control(
+                error(request_id, unsupported("set_permission_mode") + f" ({why})")
+            )
+            return
+        self.permission_mode = self.pending_mode = str(mode)
+        self.emitter.control(success(request_id, {"mode": mode}))
+        self.emitter.control(
+            {
+                "type": "system",
+                "subtype": "status",
+                "status": None,
+                "permissionMode": mode,
+                "uuid": random_uuid(),
+                "session_id": self.session_id,
+            }
+        )
 
     def _answer_as_the_cli(
         self, request_id: str, subtype: str, request: Dict[str, Any]
@@ -492,8 +527,7 @@ ANSWERED_AS_THE_CLI = ("stop_task", "rewind_files", "mcp_status", "mcp_reconnect
 CHECKPOINTING_VAR = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
 
 UNSUPPORTED_WHY = {
-    "set_permission_mode": "the TUI's permission mode is fixed at start; pass permission_mode "
-    "in the options instead",
+    "set_permission_mode": "the TUI can switch only to a mode of its Shift+Tab cycle",
     "set_model": "the TUI's /model also saves the model as your default for new sessions "
     "(~/.claude/settings.json); pass model in the options instead",
     "set_max_thinking_tokens": "fixed at start; pass it in the options instead",

@@ -31,6 +31,7 @@ class StreamOut:
         options: Options,
         transcript: TranscriptFeed,
         turn: Callable[[], Turn],
+        permission_mode: Callable[[], str],
     ) -> None:
         self.emitter = emitter
         self.facts = facts  # the release may be learned late
@@ -38,6 +39,7 @@ class StreamOut:
         self.options = options
         self.transcript = transcript
         self.turn = turn  # the turn under way
+        self.permission_mode = permission_mode  # set_permission_mode may change it
         self.converter: Optional[StreamConverter] = None
         self.session_id = ""
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
@@ -72,6 +74,7 @@ class StreamOut:
         turn.init_sent = True
         for event in init_events(
             self.options,
+            self.permission_mode(),
             session_id,
             model,
             self.facts().version,
@@ -119,6 +122,7 @@ class StreamOut:
 
 def init_events(
     options: Options,
+    permission_mode: str,
     session_id: str,
     model: str,
     claude_version: str,
@@ -128,7 +132,6 @@ def init_events(
 ) -> List[Dict[str, Any]]:
     """A turn's first lines: `system/init`, then (--replay-user-messages) the user
     message it answers, as the CLI echoes it."""
-    from claude_print.options import permission_mode
     from claude_print.stream import init_event
 
     memory = (
@@ -139,7 +142,7 @@ def init_events(
             cwd=os.getcwd(),
             session_id=session_id,
             model=model or options.model or "",
-            permission_mode=permission_mode(options),
+            permission_mode=permission_mode,
             claude_version=claude_version,
             api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
             analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),

@@ -403,6 +403,23 @@ async def case_control_misc(ctx: Ctx) -> None:
             ctx.seen.add(message)
 
 
+async def case_set_permission_mode(ctx: Ctx) -> None:
+    """acceptEdits between two turns: the second turn's Write runs without asking (in the
+    default mode it would be refused: no can_use_tool here)."""
+    target = ctx.workdir / "edited.txt"
+    write = json.dumps({"file_path": str(target), "content": "accepted"})
+    async with ClaudeSDKClient(options=options_for(ctx)) as client:
+        await client.query(f"before [[tooljson:Write:{write}]]")
+        async for message in client.receive_response():
+            ctx.seen.add(message)
+        ctx.seen.facts["written_before"] = target.exists()
+        await client.set_permission_mode("acceptEdits")
+        await client.query(f"after [[tooljson:Write:{write}]]")
+        async for message in client.receive_response():
+            ctx.seen.add(message)
+    ctx.seen.facts["written_after"] = target.exists()
+
+
 async def case_eof_mid_turn(ctx: Ctx) -> None:
     """Close stdin while a turn is under way (the prompt sleeps 5 s): does the CLI
     finish the turn and print its result, or stop?"""
@@ -497,6 +514,7 @@ CASES: Dict[str, Callable[[Ctx], Awaitable[None]]] = {
     "control_misc": case_control_misc,
     "old_sdk_plain": case_old_sdk_plain,
     "sdk_mcp_tool": case_sdk_mcp_tool,
+    "set_permission_mode": case_set_permission_mode,
     "sdk_mcp_tool_error": case_sdk_mcp_tool_error,
 }
 

@@ -56,7 +56,6 @@ SERVER_INFO_MAY_MISS: Set[str] = set()
 # subtype, which the error must name.
 MAY_REFUSE: Dict[str, str] = {
     "get_context_usage": "get_context_usage",
-    "set_permission_mode": "set_permission_mode",
     "set_model": "set_model",
     "set_model_default": "set_model",
 }
@@ -80,6 +79,7 @@ CASES = [
     "old_sdk_plain",
     pytest.param("sdk_mcp_tool", marks=pytest.mark.matrix),
     "sdk_mcp_tool_error",
+    "set_permission_mode",
 ]
 
 
@@ -228,7 +228,11 @@ def message_view(message: Dict[str, Any]) -> Dict[str, Any]:
 # blocked ..." on 2.1.197). Both are the same outcome: an error tool_result, the turn
 # goes on, the denial is listed in permission_denials (compared).
 REFUSAL = "<a tool that would ask, refused>"
-_PRINT_MODE_REFUSALS = (" needs approval. ", " was blocked. For security, ")
+_PRINT_MODE_REFUSALS = (
+    " needs approval. ",
+    " was blocked. For security, ",
+    ", but you haven't granted it yet.",
+)
 
 
 def is_refusal(content: Any) -> bool:

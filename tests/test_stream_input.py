@@ -189,8 +189,9 @@ def test_requests_it_cannot_honour_get_an_error_naming_why(
     assert first["response"] == {
         "subtype": "error",
         "request_id": "a",
-        "error": "claude-print: 'set_model' is not supported: the TUI's model is fixed at "
-        "start; pass model in the options instead",
+        "error": "claude-print: 'set_model' is not supported: the TUI's /model also saves the "
+        "model as your default for new sessions (~/.claude/settings.json); pass model in the "
+        "options instead",
     }
     assert "'brand_new_thing' is not supported" in second["response"]["error"]
 
@@ -531,3 +532,29 @@ def test_requests_the_cli_answers_alike_without_the_tui(
     assert answers["d"]["error"] == "Server not found: nosuch"
     assert answers["e"]["response"] == {"mcpServers": [{"name": "files", "status": "connected"}]}
     assert "'mcp_reconnect' is not supported" in answers["f"]["error"]  # the TUI's own panel
+
+
+def test_set_permission_mode_is_answered_at_once_and_kept_for_the_tui(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    c = Channel(capsys)
+    c.channel.session_id = "s1"
+    c.send(request("a", "set_permission_mode", mode="acceptEdits"))
+    c.send(request("b", "set_permission_mode", mode="bypassPermissions"))
+    c.send(request("c", "set_permission_mode", mode="dontAsk"))
+    c.take_all()
+    first, status, bypass, unknown = c.printed()
+    assert first["response"] == {
+        "subtype": "success",
+        "request_id": "a",
+        "response": {"mode": "acceptEdits"},
+    }
+    assert (status["type"], status["subtype"], status["permissionMode"], status["session_id"]) == (
+        "system",
+        "status",
+        "acceptEdits",
+        "s1",
+    )
+    assert "bypass mode allowed" in bypass["response"]["error"]
+    assert "Shift+Tab cycle" in unknown["response"]["error"]
+    assert (c.channel.pending_mode, c.channel.permission_mode) == ("acceptEdits", "acceptEdits")

@@ -1,0 +1,76 @@
+"""set_permission_mode in the TUI: the footer read, Shift+Tab pressed until it matches."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from claude_print import contract
+from claude_print.errors import ClaudePrintError
+from claude_print.keys import Keyboard
+from claude_print.mode_switch import DONE, ModeSwitch, mode_on_screen
+
+RULE = contract.RULE_CHAR * 60
+
+
+def screen(footer: str) -> List[str]:
+    return [RULE, contract.CARET + " ", RULE, "  " + footer]
+
+
+@pytest.mark.parametrize(
+    ("footer", "mode"),
+    [  # as 2.1.197 / 2.1.270 / 2.1.331 draw them (measured)
+        ("? for shortcuts · ← for agents", "default"),
+        ("⏸ manual mode on · ? for shortcuts · ← for agents", "default"),
+        ("⏵⏵ accept edits on (shift+tab to cycle) · ← for agents", "acceptEdits"),
+        ("⏸ plan mode on (shift+tab to cycle) · ← for agents", "plan"),
+        ("⏵⏵ auto mode on (shift+tab to cycle) · ← for agents", "auto"),
+        ("⏵⏵ bypass permissions on (shift+tab to cycle)", "bypassPermissions"),
+    ],
+)
+def test_the_footer_names_the_mode(footer: str, mode: str) -> None:
+    assert mode_on_screen(screen(footer)) == mode
+
+
+def test_not_ready_is_no_mode() -> None:
+    assert mode_on_screen(["Do you trust the files in this folder?"]) is None
+
+
+CYCLE = [
+    "? for shortcuts",
+    "accept edits on (shift+tab to cycle)",
+    "plan mode on (shift+tab to cycle)",
+]
+
+
+def test_presses_once_per_redraw_until_the_mode_shows() -> None:
+    keys = Keyboard(0.0)
+    switch = ModeSwitch("plan", lambda what, lines: ClaudePrintError(what), print)
+    shown = 0
+    now = 1.0
+    presses = 0
+    for _ in range(50):
+        outcome = switch.step(now, screen(CYCLE[shown]), keys)
+        if outcome == DONE:
+            break
+        if outcome == contract.KEY_SHIFT_TAB:
+            presses += 1
+            keys.last_key = now
+            now += 0.1
+            assert switch.step(now, screen(CYCLE[shown]), keys) is None  # not redrawn yet
+            shown += 1
+            keys.last_output = now
+        now += 0.5
+    assert (outcome, presses) == (DONE, 2)
+
+
+def test_a_footer_that_never_gets_there_fails_with_the_screen() -> None:
+    keys = Keyboard(0.0)
+    switch = ModeSwitch("auto", lambda what, lines: ClaudePrintError(what), print)
+    now = 1.0
+    with pytest.raises(ClaudePrintError, match="did not switch to permission mode auto"):
+        for _ in range(100):
+            if switch.step(now, screen(CYCLE[0]), keys) is not None:
+                keys.last_key = now
+            now += 2.0
