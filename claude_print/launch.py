@@ -160,8 +160,6 @@ def make_relay(
         from claude_print import mcp_gate
 
         user_mcp = mcp_gate.read_configs(options.mcp_configs)
-        if channel is not None and user_mcp:
-            channel.mcp_servers = list(user_mcp)  # what mcp_status and mcp_* requests name
     return Relay(
         extra_settings=extra,
         max_turns=options.max_turns,

@@ -270,6 +270,7 @@ class Relay:
         self._unanswered: List[str] = []
         self.watched: List[WatchedCommand] = []
         self.user_mcp_path: Optional[str] = None
+        self.mcp_names: List[str] = list(user_mcp or {})  # the --mcp-config servers
         self.mcp_waits = 0  # MCP servers whose ready files the first prompt waits for
         try:
             # First: the lock that tells another run's sweep this dir is live.

@@ -187,6 +187,9 @@ class Session:
             self.trace,
         )
         self.relay = plan.relay
+        self.stream.mcp_servers = plan.relay.mcp_names
+        if self.channel is not None:
+            self.channel.mcp_servers = plan.relay.mcp_names  # mcp_status, mcp_* requests
         self.hook_watch = HookWatch(plan.relay.watched)
         self.mcp = McpWait(plan.relay, self.started, self.trace)
         self.rules = Rules(

@@ -40,6 +40,7 @@ class StreamOut:
         self.transcript = transcript
         self.turn = turn  # the turn under way
         self.permission_mode = permission_mode  # set_permission_mode may change it
+        self.mcp_servers: List[str] = []  # --mcp-config's servers, for system/init
         self.converter: Optional[StreamConverter] = None
         self.session_id = ""
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
@@ -81,6 +82,8 @@ class StreamOut:
             self.transcript.path,
             turn.replay,
             self.transcript.of(turn),
+            self.transcript.records,
+            self.mcp_servers,
         ):
             self.emitter.event(event)
 
@@ -129,14 +132,18 @@ def init_events(
     transcript_path: Optional[str],
     replay: Optional[Dict[str, Any]],
     records: List[Dict[str, Any]],
+    session_records: List[Dict[str, Any]],
+    mcp_servers: List[str],
 ) -> List[Dict[str, Any]]:
     """A turn's first lines: `system/init`, then (--replay-user-messages) the user
     message it answers, as the CLI echoes it."""
+    from claude_print.session_info import session_lists
     from claude_print.stream import init_event
 
     memory = (
         os.path.join(os.path.dirname(transcript_path), "memory", "") if transcript_path else None
     )
+    lists = session_lists(session_records)
     events = [
         init_event(
             cwd=os.getcwd(),
@@ -147,6 +154,10 @@ def init_events(
             api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
             analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),
             memory_paths={"auto": memory} if memory else None,
+            tools=lists["tools"],
+            mcp_servers=[{"name": name, "status": "connected"} for name in mcp_servers],
+            agents=lists["agents"],
+            skills=lists["skills"],
         )
     ]
     if replay is not None:
