@@ -125,10 +125,10 @@ def serve(relay_dir: str, ready_path: str, name: str, stdin: IO[bytes], stdout: 
             continue
         if response is None:
             response = error_response(message, f"claude-print: no answer from SDK server {name!r}")
+        if lists_tools(message, response):
+            _touch(ready_path)  # before the answer: whoever reads it may look at once
         stdout.write(json.dumps(response, ensure_ascii=False).encode() + b"\n")
         stdout.flush()
-        if lists_tools(message, response):
-            _touch(ready_path)
 
 
 def _touch(path: str) -> None:
