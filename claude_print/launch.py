@@ -156,10 +156,15 @@ def make_relay(
     if channel is not None:
         asking += channel.asking_hooks()
     user_mcp = None
-    if options.mcp_configs:
+    # The Python SDK names its in-process servers in --mcp-config (type "sdk"), the
+    # TypeScript SDK at `initialize` (sdkMcpServers): both are bridged (sdk_mcp).
+    named = {n: {"type": "sdk", "name": n} for n in (channel.sdk_servers if channel else [])}
+    if options.mcp_configs or named:
         from claude_print import mcp_gate
 
-        user_mcp = mcp_gate.read_configs(options.mcp_configs)
+        user_mcp = mcp_gate.read_configs(options.mcp_configs) if options.mcp_configs else {}
+        if user_mcp is not None:
+            user_mcp.update(named)
     return Relay(
         extra_settings=extra,
         max_turns=options.max_turns,

@@ -206,6 +206,7 @@ class ControlChannel:
         self.tui_flags: List[str] = []  # what `initialize` asks that the TUI takes as flags
         self.can_use_tool = False  # --permission-prompt-tool stdio
         self.mcp_servers: List[str] = []  # --mcp-config's server names (mcp_* requests)
+        self.sdk_servers: List[str] = []  # in-process servers named at `initialize`
         self.session_id = ""  # for the lines the channel prints itself
         self.may_bypass = False  # bypassPermissions is in the TUI's Shift+Tab cycle
         self.pending_mode: Optional[str] = None  # set_permission_mode, for the TUI
@@ -326,6 +327,9 @@ class ControlChannel:
         if subtype == "initialize" and isinstance(request, dict):
             self.hooks = sdk_hooks(request)
             self.tui_flags = initialize_flags(request)
+            names = request.get("sdkMcpServers")  # the TypeScript SDK's in-process servers
+            if isinstance(names, list):
+                self.sdk_servers = [n for n in names if isinstance(n, str)]
             ignored = [key for key in IGNORED_AT_INITIALIZE if request.get(key)]
             if ignored:
                 self.trace(f"initialize: no effect in the TUI: {', '.join(ignored)}")
