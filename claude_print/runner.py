@@ -22,7 +22,7 @@ import contextlib
 import os
 import select
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar, Union
 
 from claude_print import (
     contract,
@@ -47,8 +47,7 @@ from claude_print.errors import (
 from claude_print.hook_events import HookRun, HookWatch
 from claude_print.keys import Keyboard
 from claude_print.mcp_wait import McpWait
-from claude_print.mode_switch import DONE as MODE_SWITCHED
-from claude_print.mode_switch import ModeSwitch
+from claude_print.mode_switch import DONE, ModeSwitch
 from claude_print.options import Options, choose_delivery, new_session_id, permission_mode
 from claude_print.pty_session import PtyChild
 from claude_print.relay import EDITOR_EVENT, HookEvent, Relay
@@ -213,16 +212,9 @@ class Session:
 
     def _open_transcript(self, path: str) -> None:
         self.transcript.open(path)
-        session_id = self.session_id
-        if self.emitter.streams_events and session_id:
-            # Runs of hooks from settings files come from the transcript (not ours to watch).
+        if self.emitter.streams_events and self.session_id:
             own = self.relay.dir if self.relay is not None else ""
-            reported = self.reported_hooks
-
-            def hook_runs(record: Dict[str, Any]) -> List[Dict[str, Any]]:
-                return hook_events.from_attachment(record, reported, own, session_id)
-
-            self.stream.open(session_id, hook_runs if self.reports_hooks else None)
+            self.stream.open(self.session_id, self.reports_hooks, self.reported_hooks, own)
 
     def _download_files(self, session_id: Optional[str]) -> None:
         if self.files_pending and session_id is not None:
@@ -245,7 +237,9 @@ class Session:
                 self.trace(f"{self.options.prompt.strip()}: answered as claude -p does")
                 return self._end(ended_early(answer, self.trace))
         self.start()
-        self._pump(self._boot_step)
+        self._pump(self._keyed(self._boot_step, READY))
+        if self.delivery == "argv":  # it went in by itself at the box
+            self.turn.submitted_at = time.monotonic()
         if not self.multi_turn:
             return self._run_turn(self.turn)
         assert self.channel is not None
@@ -268,19 +262,9 @@ class Session:
             else:
                 code = self._run_turn(turn)
 
-    def _boot_step(self, now: float) -> Optional[bool]:
-        if self.keys.busy:
-            return None
+    def _boot_step(self, now: float) -> Optional[Union[bytes, str]]:
         exists = self.delivery == "argv" and self.transcript.exists()
-        outcome = self.boot.step(now, self.tui.lines(), self.keys, exists)
-        if isinstance(outcome, bytes):
-            self.keys.press(outcome)
-            return None
-        if outcome != READY:
-            return None
-        if self.delivery == "argv":
-            self.turn.submitted_at = now
-        return True
+        return self.boot.step(now, self.tui.lines(), self.keys, exists)
 
     def _refuse_turn(self, turn: Turn, message: str) -> int:
         """A message the TUI cannot take: an error result for it, the session goes on."""
@@ -309,8 +293,11 @@ class Session:
                 self.trace,
                 time.monotonic(),
             )
-            self._pump(self._deliver_step)
+            self._pump(self._keyed(self._deliver_step, DELIVERED))
             self.delivering = None
+            turn.submitted_at = time.monotonic()
+            if self.multi_turn and self.emitter.streams_events and self.stream.model:
+                self.stream.init(self.stream.model)  # as the CLI does at each turn's start
         self.rendering = False
         self.watch = self._watch(turn)
         code = self._end(self._pump(self.watch.step))
@@ -320,17 +307,24 @@ class Session:
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""
         switch = ModeSwitch(mode, self._screen_error, self.trace)
+        self._pump(self._keyed(lambda now: switch.step(now, self.tui.lines(), self.keys), DONE))
 
-        def step(now: float) -> Optional[bool]:
+    def _keyed(
+        self, step: Callable[[float], Optional[Union[bytes, str]]], done: str
+    ) -> Callable[[float], Optional[bool]]:
+        """A phase that answers with keys (boot, delivery, a mode switch) as a pump step:
+        its keys wait in line, it is asked again once they are out, `done` ends it."""
+
+        def pumped(now: float) -> Optional[bool]:
             if self.keys.busy:
                 return None
-            outcome = switch.step(now, self.tui.lines(), self.keys)
+            outcome = step(now)
             if isinstance(outcome, bytes):
                 self.keys.press(outcome)
                 return None
-            return True if outcome == MODE_SWITCHED else None
+            return True if outcome == done else None
 
-        self._pump(step)
+        return pumped
 
     def _watch(self, turn: Turn) -> TurnWatch:
         return TurnWatch(
@@ -347,25 +341,13 @@ class Session:
             self.trace,
         )
 
-    def _deliver_step(self, now: float) -> Optional[bool]:
+    def _deliver_step(self, now: float) -> Optional[Union[bytes, str]]:
         """Editor or paste: load the prompt, press Enter, until UserPromptSubmit shows it."""
         delivering = self.delivering
         assert delivering is not None and self.mcp is not None
-        if self.keys.busy:
-            return None
         if delivering.loading_at is None and self.mcp.holding(now):
             return None
-        keys = self.keys
-        outcome = delivering.step(now, self.tui.lines, keys.last_output, keys.last_key)
-        if isinstance(outcome, bytes):
-            keys.press(outcome)
-            return None
-        if outcome != DELIVERED:
-            return None
-        self.turn.submitted_at = now
-        if self.multi_turn and self.emitter.streams_events and self.stream.model:
-            self.stream.init(self.stream.model)  # as the CLI does at the start of each turn
-        return True
+        return delivering.step(now, self.tui.lines, self.keys.last_output, self.keys.last_key)
 
     def _stage_prompt(self, text: str) -> None:
         assert self.relay is not None

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from claude_print.transcript_feed import TranscriptFeed
     from claude_print.turn import Turn
 
-HookRuns = Callable[[Dict[str, Any]], List[Dict[str, Any]]]
 
 
 class StreamOut:
@@ -46,11 +45,17 @@ class StreamOut:
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
         self.model = ""  # the model in use, once an answer names it
 
-    def open(self, session_id: str, hook_runs: Optional[HookRuns]) -> None:
+    def open(self, session_id: str, reports: bool, reported: Optional[Any], own_dir: str) -> None:
+        """Convert this session's records; with `reports`, runs of the user's settings
+        hooks (of the `reported` events, None: all) come from the transcript's records of
+        them (hooks under `own_dir` are claude-print's, not reported)."""
         from claude_print.stream import StreamConverter
 
+        def hook_runs(record: Dict[str, Any]) -> List[Dict[str, Any]]:
+            return hook_events.from_attachment(record, reported, own_dir, session_id)
+
         self.session_id = session_id
-        self.converter = StreamConverter(session_id, hook_runs=hook_runs)
+        self.converter = StreamConverter(session_id, hook_runs=hook_runs if reports else None)
 
     def feed(self, record: Dict[str, Any]) -> None:
         if self.converter is not None:
