@@ -226,16 +226,10 @@ class Session:
     # --- the phases ---------------------------------------------------------
 
     def run(self) -> int:
-        from claude_print.slash import print_mode_answer, settings_refusal
-
         if not self.multi_turn:
-            refusal = settings_refusal(self.options.prompt)
-            if refusal is not None:
-                raise ClaudePrintError(refusal)
-            answer = print_mode_answer(self.options.prompt)
-            if answer is not None:  # claude -p answers it without a turn; the TUI cannot
-                self.trace(f"{self.options.prompt.strip()}: answered as claude -p does")
-                return self._end(ended_early(answer, self.trace))
+            code = self._answered_here(self.turn)
+            if code is not None:
+                return code
         self.start()
         self._pump(self._keyed(self._boot_step, READY))
         if self.delivery == "argv":  # it went in by itself at the box
@@ -251,16 +245,29 @@ class Session:
             turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.transcript.records))
             if self.options.replay_user_messages:
                 turn.replay = prompt.message
-            refusal = prompt.error or settings_refusal(prompt.text)
-            answer = print_mode_answer(prompt.text)
-            if refusal:
-                code = self._refuse_turn(turn, refusal)
-            elif answer is not None:  # as claude -p: no model turn (the TUI would open a panel)
-                self.turn = turn
-                code = self._end(ended_early(answer, self.trace))
-                turn.done = True
-            else:
-                code = self._run_turn(turn)
+            answered = self._answered_here(turn, prompt.error)
+            code = self._run_turn(turn) if answered is None else answered
+
+    def _answered_here(self, turn: Turn, error: str = "") -> Optional[int]:
+        """A prompt that never reaches the TUI: refused (its text would act as keys, or
+        its command would change the user's settings), or one `claude -p` answers
+        without a model turn (a panel command). None: it goes to the TUI."""
+        from claude_print.slash import print_mode_answer, settings_refusal
+
+        paste = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
+        refusal = error or settings_refusal(turn.prompt) or paste
+        if refusal:
+            if not self.multi_turn:
+                raise ClaudePrintError(refusal)
+            return self._refuse_turn(turn, refusal)
+        answer = print_mode_answer(turn.prompt)
+        if answer is None:
+            return None
+        self.turn = turn
+        self.trace(f"{turn.prompt.strip()}: answered as claude -p does")
+        code = self._end(ended_early(answer, self.trace))
+        turn.done = True
+        return code
 
     def _boot_step(self, now: float) -> Optional[Union[bytes, str]]:
         exists = self.delivery == "argv" and self.transcript.exists()
@@ -281,9 +288,6 @@ class Session:
             if self.channel is not None and self.channel.pending_mode is not None:
                 self._switch_mode(self.channel.pending_mode)
                 self.channel.pending_mode = None
-            refusal = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
-            if refusal is not None:  # stream-json input: its text would act as keys
-                return self._refuse_turn(turn, refusal)
             self.delivering = Delivery(
                 turn.prompt,
                 turn.delivery,
