@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from claude_print.turn import Turn
 
 
-
 class StreamOut:
     def __init__(
         self,
