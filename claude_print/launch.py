@@ -18,11 +18,12 @@ from typing import (
     Tuple,
 )
 
-from claude_print import contract, permissions
+from claude_print import contract, flags, permissions
 from claude_print.delivery import normalisation_notes, sent_forms
 from claude_print.errors import ClaudePrintError
 from claude_print.pty_session import child_environment, scrubbed_names
 from claude_print.relay import USER_EDITOR_VAR, Relay
+from claude_print.turn_watch import Rules
 
 if TYPE_CHECKING:
     from claude_print.options import Options
@@ -39,8 +40,7 @@ class Launch(NamedTuple):
     relay: Relay
     argv: List[str]
     env: Dict[str, str]
-    structured_max: Optional[int]  # --json-schema: rejected calls allowed (None: no tool)
-    others_stop_hooks: bool  # Stop hooks other than ours may run (a Stop may not end a turn)
+    rules: Rules  # what every turn is watched with
 
 
 def prepare(
@@ -54,6 +54,9 @@ def prepare(
 ) -> Launch:
     """Everything the spawn needs. Fails before making the relay where it can; once the
     relay exists, a failure closes it."""
+    too_new = flags.too_new(options.forwarded, facts.version)
+    if too_new:
+        raise ClaudePrintError(too_new)
     schema = json_schema(options, facts.version, trace)
     if channel is None:
         check_prompt(options.prompt, delivery, facts, trace)
@@ -74,7 +77,17 @@ def prepare(
         # multi-turn: the editor key also clears the box
         uses_editor = delivery == "editor" or channel is not None
         env = tui_environment(os.environ, options, relay, uses_editor)
-        return Launch(relay, argv, env, structured_max, others_may_stop(options, channel))
+        stream_json = options.output_format == "stream-json"
+        rules = Rules(
+            max_turns=options.max_turns or 0,
+            max_budget_usd=options.max_budget_usd,
+            structured_max=structured_max,
+            others_stop_hooks=others_may_stop(options, channel),
+            awaits_stop_summary=stream_json and bool(options.include_hook_events),
+            # events go out as they come (json --verbose collects them the same way)
+            streams=stream_json or (options.output_format == "json" and options.verbose),
+        )
+        return Launch(relay, argv, env, rules)
     except BaseException:
         relay.close()
         raise

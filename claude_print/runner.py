@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar, 
 
 from claude_print import (
     contract,
-    flags,
     hook_events,
     launch,
     leftovers,
@@ -159,9 +158,6 @@ class Session:
         relay, the TUI's command line and environment (`launch.prepare`)."""
         options = self.options
         self.signals.install()
-        too_new = flags.too_new(options.forwarded, self.claude_version)
-        if too_new:
-            raise ClaudePrintError(too_new)
         if self.files_pending:
             from claude_print import file_downloads
 
@@ -191,14 +187,7 @@ class Session:
             self.channel.mcp_servers = plan.relay.mcp_names  # mcp_status, mcp_* requests
         self.hook_watch = HookWatch(plan.relay.watched)
         self.mcp = McpWait(plan.relay, self.started, self.trace)
-        self.rules = Rules(
-            max_turns=options.max_turns or 0,
-            max_budget_usd=options.max_budget_usd,
-            structured_max=plan.structured_max,
-            others_stop_hooks=plan.others_stop_hooks,
-            awaits_stop_summary=self.reports_hooks and bool(options.include_hook_events),
-            streams=self.emitter.streams_events,
-        )
+        self.rules = plan.rules
         source = "stdin, stream-json" if self.multi_turn else options.prompt_source
         self.trace(f"relay dir {plan.relay.dir}; prompts via {self.delivery} ({source})")
         self.child = PtyChild(plan.argv, plan.env, cwd=os.getcwd())
