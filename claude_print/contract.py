@@ -290,20 +290,21 @@ CHANGES: Tuple[Change, ...] = (
         {},
     ),
     Change(
+        "2.1.216",
+        "stream-json: a denied tool's result carries tool_result_meta "
+        "(non_execution_kind 'user-rejected'; scripts/scan-shapes: 2.1.215 has none)",
+        {"tool_result_meta": "kind"},
+    ),
+    Change(
         "2.1.221",
         "claude -p's --max-budget-usd and --json-schema retry-limit results have a "
         "terminal_reason (absent in 2.1.205; the releases in between were not measured)",
         {"limit_terminal_reasons": True},
     ),
     Change(
-        "2.1.221",
-        "stream-json: a denied tool's result carries tool_result_meta "
-        "(non_execution_kind 'user-rejected'; measured: 2.1.205 has none)",
-        {"tool_result_meta": "kind"},
-    ),
-    Change(
-        "2.1.238",
-        "stream-json: a system/permission_denied event before a denied tool's result",
+        "2.1.223",
+        "stream-json: a system/permission_denied event before a denied tool's result "
+        "(scripts/scan-shapes over every release: 2.1.222 has none)",
         {"permission_denied_event": True},
     ),
     Change(
@@ -340,15 +341,16 @@ CHANGES: Tuple[Change, ...] = (
         {"tui_default_mode": "auto", "print_default_mode": "auto"},
     ),
     Change(
-        "2.1.310",
-        "claude -p starts in the default permission mode again (the TUI stays in auto)",
-        {"print_default_mode": "default"},
+        "2.1.293",
+        "stream-json: tool_result_meta adds permission_decision {'decision': 'reject', "
+        "'source': 'config'} (scripts/scan-shapes: 2.1.292 has none; up to 2.1.301 claude "
+        "-p, in auto mode, adds a reason_type)",
+        {"tool_result_meta": "decision"},
     ),
     Change(
         "2.1.310",
-        "stream-json: tool_result_meta adds permission_decision {'decision': 'reject', "
-        "'source': 'config'} (2.1.300's claude -p, in auto mode, had a classifier's)",
-        {"tool_result_meta": "decision"},
+        "claude -p starts in the default permission mode again (the TUI stays in auto)",
+        {"print_default_mode": "default"},
     ),
     Change(
         "2.1.321",

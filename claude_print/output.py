@@ -348,7 +348,7 @@ def conform(event: Dict[str, Any], release: str, streamed: bool = False) -> Dict
     """`event` with the key set and order the release's `claude -p` prints: values from
     `event` where it has them, else the captured best-effort value of the right type.
     `streamed`: a result in an event stream (stream-json, json --verbose), which some
-    releases print with more keys (`model_usage_since_last_result`, 2.1.310 on)."""
+    releases print with more keys (`model_usage_since_last_result`, 2.1.309 on)."""
     name = shape_name(event)
     shape = shape_for(release)
     if name == "result_error" and f"result_{event.get('subtype')}" in shape:

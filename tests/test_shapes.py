@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from conftest import ROOT
 
 from claude_print import output
 from claude_print import transcript as tr
@@ -133,3 +134,15 @@ def test_the_default_model_keeps_claude_p_s_model_usage_key(release: str, key: s
     from claude_print.output import default_model_usage_key
 
     assert default_model_usage_key(release) == key
+
+
+def test_every_release_s_shape_is_captured() -> None:
+    """tests/data/shape-scan holds the key structure of `claude -p`'s output for every
+    release from 2.1.197 to 2.1.331 (scripts/scan-shapes): each must match the captured
+    release whose shape claude-print uses for it, or a shape change goes unseen."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "scan-shapes"), "--report"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
