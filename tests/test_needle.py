@@ -1,13 +1,16 @@
 """claude-print.yaml as NEEDLE uses it, and `--check`'s view of NEEDLE (claude_print/needle.py).
 
-The dispatcher here does what NEEDLE's does (github jedarden/NEEDLE, src/dispatch/mod.rs;
-src/types/mod.rs for Outcome::classify; src/cost/mod.rs; src/bin/
-needle_transform_claude.rs): the prompt in `$TMPDIR/needle/prompt-<bead>-<pid>.md`,
-plain text replacement of `{workspace}`, `{prompt_file}`, `{bead_id}` and `{model}`
-(`default` without a model), `bash -c` in a process group of its own, SIGKILL to the
-group and exit 124 at `timeout_secs`, a signal death as -1, token extraction on
+The dispatcher here does what NEEDLE's does (github jedarden/NEEDLE, main at 8f5eba4 of
+2026-05-05, version 0.2.0: src/dispatch/mod.rs; src/types/mod.rs for Outcome::classify;
+src/cost/mod.rs; src/bin/needle_transform_claude.rs): the prompt in
+`$TMPDIR/needle/prompt-<bead>-<pid>.md`, plain text replacement of `{workspace}`,
+`{prompt_file}`, `{bead_id}` and `{model}` (`default` without a model), `bash -c` in
+NEEDLE's own process group, SIGKILL to that child only and exit 124 once `timeout_secs`
+of wall-clock time have passed, a signal death as -1, token extraction on
 `stdout + "\\n" + stderr`, and the output transform's events for each stdout line.
-`claude-print` on PATH is a shim that runs this checkout against mock_claude.
+`group=True` models a later NEEDLE (not on main at 8f5eba4): `bash -c` in a process group
+of its own, and SIGKILL to the whole group. `claude-print` on PATH is a shim that runs
+this checkout against mock_claude.
 """
 
 from __future__ import annotations
@@ -30,11 +33,10 @@ from fake_api import FAKE_KEY, seed_home
 from claude_print import leftovers, needle
 
 ADAPTER_FILE = ROOT / "claude-print.yaml"
-# NEEDLE's AgentAdapter fields (src/dispatch/mod.rs); serde ignores any other key.
+# NEEDLE 0.2.0's AgentAdapter fields (src/dispatch/mod.rs); serde ignores any other key.
 ADAPTER_FIELDS = {
     "name", "description", "agent_cli", "version_command", "input_method", "invoke_template",
-    "environment", "timeout_secs", "idle_timeout_secs", "hard_timeout_secs", "provider",
-    "model", "token_extraction", "output_transform", "harness", "harness_version",
+    "environment", "timeout_secs", "provider", "model", "token_extraction", "output_transform",
 }  # fmt: skip
 PRICING = {"claude-sonnet-4-6": (3.0, 15.0), "claude-opus-4-6": (15.0, 75.0), "gpt-4": (30.0, 60.0)}
 
@@ -184,6 +186,7 @@ class Needle:
         prompt: str,
         bead_id: str = "nd-1a2",
         scenario: str = "ok",
+        group: bool = False,
     ) -> Result:
         prompt_dir = self.tmp / "needle"
         prompt_dir.mkdir(exist_ok=True)
@@ -198,13 +201,16 @@ class Needle:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
-            preexec_fn=os.setpgrp,  # NEEDLE: setpgid(0, 0)
+            preexec_fn=os.setpgrp if group else None,  # a later NEEDLE: setpgid(0, 0)
         )
         try:
             out, err = proc.communicate(timeout=spec.get("timeout_secs") or 3600)
             code = proc.returncode if proc.returncode >= 0 else -1
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            if group:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()  # NEEDLE 0.2.0: child.start_kill(), SIGKILL to `bash -c` only
             out, err = proc.communicate()
             code = 124
         finally:
@@ -247,7 +253,8 @@ def machine(tmp_path: Path) -> Needle:
 
 def test_the_adapter_parses_as_needles_agent_adapter() -> None:
     spec = adapter()
-    assert needle.adapter_problems(spec) == []
+    assert needle.adapter_problems(needle.parse_yaml_file(str(ADAPTER_FILE))) == []
+    assert set(needle.ADAPTER_SCHEMA) == ADAPTER_FIELDS
     assert set(spec) <= ADAPTER_FIELDS, set(spec) - ADAPTER_FIELDS  # no key NEEDLE ignores
     assert spec["name"] == needle.ADAPTER_NAME
     assert spec["input_method"] == {"method": "stdin"}
@@ -318,14 +325,32 @@ def test_claude_prints_own_timeout_is_needles_timeout(machine: Needle) -> None:
     assert list(machine.tmp.glob("claude-print-*")) == []  # it cleaned up itself
 
 
-def test_needles_own_timeout_kills_and_the_next_run_sweeps(machine: Needle) -> None:
+def processes_naming(text: str) -> List[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text in (entry / "cmdline").read_text(errors="replace"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["needle-0.2.0", "process-group"])
+def test_needles_own_timeout_kills_and_the_next_run_sweeps(machine: Needle, group: bool) -> None:
     spec = {**adapter(), "timeout_secs": 4}
     workspace = machine.workspace("ws")
-    run = machine.dispatch(spec, workspace, "hi", scenario="hang")
+    run = machine.dispatch(spec, workspace, "hi", scenario="hang", group=group)
     assert run.code == 124 and run.outcome == "timeout"
     assert run.stdout == ""  # SIGKILL: claude-print had no chance to print
     left = list(machine.tmp.glob(f"claude-print-{run.pid}-*"))
     assert len(left) == 1  # `exec`: the killed process was claude-print itself
+    # NEEDLE 0.2.0 kills claude-print alone: its TUI, in a session of its own on the PTY,
+    # gets SIGHUP when the PTY closes, so nothing of the run is left behind either.
+    deadline = time.monotonic() + 10
+    while processes_naming(str(left[0])) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_naming(str(left[0])) == []
     assert leftovers.sweep(str(machine.tmp)) == [str(left[0])]
 
 
@@ -357,8 +382,10 @@ def needle_home(
     return {"HOME": str(home), "PATH": "/usr/bin:/bin"}
 
 
-def warnings(env: Dict[str, str]) -> List[str]:
-    return [detail for status, detail in needle.check(env) if status == "warn"]
+def warnings(env: Dict[str, str], cwd: Optional[Path] = None) -> List[str]:
+    """`--check`'s NEEDLE warnings, run from `cwd` (by default the folder holding HOME)."""
+    where = cwd or Path(env["HOME"]).parent
+    return [detail for status, detail in needle.check(env, str(where)) if status == "warn"]
 
 
 def test_check_is_happy_with_a_working_setup(tmp_path: Path) -> None:
@@ -419,12 +446,147 @@ def test_check_warns_when_an_adapter_file_does_not_parse(
     assert says in found[0]
 
 
+def test_check_warns_with_an_empty_adapters_folder(tmp_path: Path) -> None:
+    """NEEDLE then has only its built-ins, and runs `claude --print` for claude-print."""
+    env = needle_home(tmp_path, "agent:\n  default: claude-print\n")  # the folder, empty
+    [found] = warnings(env)
+    assert found.startswith("no adapter named claude-print in "), found
+    adapters = Path(env["HOME"]) / ".config" / "needle" / "adapters"
+    (adapters / ".yaml").write_text(ADAPTER_FILE.read_text())  # no extension for NEEDLE
+    (adapters / "claude-print.YAML").write_text(ADAPTER_FILE.read_text())  # nor this one
+    assert warnings(env) == [found]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("input_method:\n  method: args\n  flag: 5\n", "input_method.flag must be a string"),
+        (
+            "token_extraction:\n  method: regex\n  pattern: x\n  input_group: '1'\n"
+            "  output_group: 2\n",
+            "token_extraction.input_group must be a whole number",
+        ),
+        ("token_extraction:\n", "token_extraction must be a mapping"),
+        ("input_method: stdin\n", "input_method must be a mapping"),
+        ("environment:\n  PATH: [/bin]\n", "environment must map names to strings"),
+        ("environment: ~\n", "environment must map names to strings"),
+        ("timeout_secs: '600'\n", "timeout_secs must be a whole number"),
+        ("description:\n  text: x\n", "description must be a string"),
+    ],
+)
+def test_check_warns_when_a_neighbour_has_a_wrong_type_in_a_nested_field(
+    tmp_path: Path, text: str, says: str
+) -> None:
+    """serde fails on the whole adapter folder, and NEEDLE runs its built-ins only."""
+    env = needle_home(tmp_path, "agent:\n  default: claude-print\n", ADAPTER_FILE.read_text())
+    (Path(env["HOME"]) / ".config" / "needle" / "adapters" / "other.yaml").write_text(
+        MINIMAL + text
+    )
+    [found] = warnings(env)
+    assert "NEEDLE loads no adapter from" in found and f"other.yaml: {says}" in found, found
+
+
+def test_check_takes_what_serde_takes_in_a_neighbour(tmp_path: Path) -> None:
+    env = needle_home(tmp_path, "agent:\n  default: claude-print\n", ADAPTER_FILE.read_text())
+    (Path(env["HOME"]) / ".config" / "needle" / "adapters" / "other.yaml").write_text(
+        "name: 7\nagent_cli: true\ninvoke_template: ~\ndescription:\nmodel: 1.5\n"
+        "environment:\n  N: 1\n  E:\ntimeout_secs: 0x10\nharness: [any, thing]\n"
+        "input_method:\n  method: file\n  path_template: '7'\n  extra: [ignored]\n"
+        "token_extraction:\n  method: regex\n  pattern: 'in (\\d+)'\n  input_group: 1\n"
+        "  output_group: +2\n"
+    )
+    assert warnings(env) == []
+
+
+def test_check_reads_the_workspace_needle_yaml(tmp_path: Path) -> None:
+    """`needle run` in a folder whose .needle.yaml sets agent.default runs that adapter."""
+    env = needle_home(tmp_path, "agent:\n  default: claude-print\n", ADAPTER_FILE.read_text())
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    (workspace / ".needle.yaml").write_text("agent:\n  default: claude-sonnet\n")
+    assert warnings(env) == []  # another folder: not NEEDLE's workspace from there
+    [found] = warnings(env, workspace)
+    assert f"NEEDLE's agent.default is 'claude-sonnet' ({workspace}/.needle.yaml)" in found
+    assert "NEEDLE runs `claude --print`" in found
+    assert f"set `agent.default: claude-print` in {workspace}/.needle.yaml" in found
+    assert warnings({**env, "NEEDLE_AGENT__DEFAULT": "claude-print"}, workspace) == []
+    # The global config's workspace.default is the workspace when run from elsewhere.
+    config = Path(env["HOME"]) / ".config" / "needle" / "config.yaml"
+    config.write_text(f"agent:\n  default: claude-print\nworkspace:\n  default: {workspace}\n")
+    assert len(warnings(env)) == 1
+    # A workspace file can also be what sets claude-print.
+    config.write_text("worker:\n  max_workers: 2\n")
+    (workspace / ".needle.yaml").write_text("agent:\n  default: claude-print\n  timeout: 900\n")
+    [(status, detail)] = needle.check(env, str(workspace))
+    assert status == "ok" and f"agent.default from {workspace}/.needle.yaml" in detail
+    # One that does not deserialize stops `needle run` altogether.
+    (workspace / ".needle.yaml").write_text("agent:\n  default: claude-print\n  timeout: '900'\n")
+    [found] = warnings(env, workspace)
+    assert "agent.timeout must be a whole number" in found and "`needle run` stops" in found
+
+
+NEIGHBOUR_WITH_ANCHORS = """\
+name: claude-opus-fleet
+agent_cli: &cli claude
+version_command: claude --version
+invoke_template: &run "cd {workspace} && claude --print < {prompt_file}"
+environment: &env
+  ANTHROPIC_MODEL: &model claude-opus-4-6
+  EXTRA: *model
+model: *model
+description: *run
+input_method: &stdin {method: stdin}
+token_extraction:
+  method: json_field
+  input_path: &in result.usage.input_tokens
+  output_path: *in
+x-shared: &shared
+  provider: anthropic
+x-more:
+  <<: *shared
+  list: [*cli, *model]
+"""
+
+
+def test_check_reads_a_neighbour_with_anchors_and_aliases(tmp_path: Path) -> None:
+    env = needle_home(tmp_path, "agent:\n  default: claude-print\n", ADAPTER_FILE.read_text())
+    other = Path(env["HOME"]) / ".config" / "needle" / "adapters" / "opus.yaml"
+    other.write_text(NEIGHBOUR_WITH_ANCHORS)
+    assert warnings(env) == []
+    # serde_yaml 0.9 merges nothing: `<<` is a key, and the struct ignores it.
+    other.write_text("base: &base\n  agent_cli: claude\n  invoke_template: x\nname: o\n<<: *base\n")
+    [found] = warnings(env)
+    assert "opus.yaml: missing agent_cli; missing invoke_template" in found, found
+    # An alias with no anchor is no YAML: claude-print says it cannot read the file.
+    other.write_text(MINIMAL + "model: *nowhere\n")
+    [found] = warnings(env)
+    assert "NEEDLE loads no adapter from" in found and "cannot tell" in found
+    assert "alias *nowhere has no anchor before it" in found
+
+
+def test_the_yaml_reader_resolves_aliases_and_types_scalars_as_serde_yaml() -> None:
+    doc = needle.load_yaml(NEIGHBOUR_WITH_ANCHORS)
+    assert doc["agent_cli"] == "claude" and doc["description"] == doc["invoke_template"]
+    assert doc["environment"] == {"ANTHROPIC_MODEL": "claude-opus-4-6", "EXTRA": "claude-opus-4-6"}
+    assert doc["x-more"] == {"<<": {"provider": "anthropic"}, "list": ["claude", "claude-opus-4-6"]}
+    scalars = needle.load_yaml("a: 012\nb: 0x1f\nc: +7\nd: 1_000\ne: 1e3\nf: ~\ng:\nh: 'null'\n")
+    assert scalars == {"a": "012", "b": 31, "c": 7, "d": "1_000", "e": 1000.0, "f": None,
+                       "g": None, "h": "null"}  # fmt: skip
+    for text in ("a: &x [*x]\n", "a: *x\nb: &x 1\n"):
+        with pytest.raises(needle.YamlError, match="alias"):
+            needle.load_yaml(text)
+
+
 def test_check_warns_when_needle_cannot_price_the_model(tmp_path: Path) -> None:
     text = ADAPTER_FILE.read_text().replace("model: claude-sonnet-4-6", "model: sonnet")
     env = needle_home(tmp_path, "agent:\n  default: claude-print\n", text)
     assert any("model 'sonnet' has no entry in NEEDLE's pricing" in w for w in warnings(env))
+    config = Path(env["HOME"]) / ".config" / "needle" / "config.yaml"
     priced = "agent:\n  default: claude-print\npricing:\n  sonnet:\n    input_per_million: 3.0\n"
-    (Path(env["HOME"]) / ".config" / "needle" / "config.yaml").write_text(priced)
+    config.write_text(priced)  # ModelPricing has no default for output_per_million
+    [found] = warnings(env)
+    assert "missing pricing.sonnet.output_per_million" in found and "`needle run` stops" in found
+    config.write_text(priced + "    output_per_million: 15\n")
     assert warnings(env) == []
 
 
