@@ -170,8 +170,10 @@ ANSWERED_SCREENS: Dict[str, str] = {
 }
 # The ready REPL: an input line starting with the caret, between two rules, and one
 # of these footers ("? for shortcuts" in the default permission mode only; other
-# modes show e.g. "bypass permissions on (shift+tab to cycle)").
-READY_FOOTERS: Tuple[str, ...] = ("? for shortcuts", "(shift+tab to cycle)")
+# modes show e.g. "bypass permissions on (shift+tab to cycle)"). From 2.1.270 the default
+# mode says "manual mode on", alone while the box holds text (an interrupted prompt put
+# back, measured on 2.1.331).
+READY_FOOTERS: Tuple[str, ...] = ("? for shortcuts", "(shift+tab to cycle)", "manual mode on")
 RULE_CHAR = "\u2500"  # box-drawing horizontal
 
 # --- hooks ---------------------------------------------------------------

@@ -289,13 +289,26 @@ class Session:
             self._pump(self._keyed(self._deliver_step, DELIVERED))
             self.delivering = None
             turn.submitted_at = time.monotonic()
-            if self.multi_turn and self.emitter.streams_events and self.stream.model:
-                self.stream.init(self.stream.model)  # as the CLI does at each turn's start
+            if self.multi_turn and self.emitter.streams_events:
+                self._init_at_submission()
         self.rendering = False
         self.watch = self._watch(turn)
         code = self._end(self._pump(self.watch.step))
         turn.done = True
         return code
+
+    def _init_at_submission(self) -> None:
+        """The CLI prints a turn's init line as it starts, and an SDK program may wait
+        for it (to interrupt, say). The model is known from an earlier turn, the options
+        or (2.1.270 on) the transcript a moment later (StreamOut); before 2.1.270 it is
+        the release's default as its `claude -p` names it."""
+        model = self.stream.model
+        if not model and (contract.parse_version(self.claude_version) or (99,)) < (2, 1, 270):
+            from claude_print.output import default_model_usage_key
+
+            model = default_model_usage_key(self.claude_version) or ""
+        if model:
+            self.stream.init(model)
 
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""

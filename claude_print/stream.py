@@ -190,6 +190,11 @@ class StreamConverter:
         self._counter = 0
         self.facts = contract.facts_for(None)  # the release's (StreamOut sets them)
 
+    @property
+    def in_turn(self) -> bool:
+        """The turn's prompt has been released: its records are converted from here."""
+        return self._in_turn
+
     def feed(self, record: Record) -> List[Dict[str, Any]]:
         """Events that `record` (and any records it unblocks) produce, in order."""
         if record.get("sessionId") != self.session_id:

@@ -60,6 +60,23 @@ class StreamOut:
         if self.converter is not None:
             self.converter.facts = self.facts()
             self._emit(self.converter.feed(record))
+            if self.converter.in_turn and self.emitter.streams_events:
+                self._early_init(record)
+
+    def _early_init(self, record: Dict[str, Any]) -> None:
+        """The CLI prints the turn's init line as the turn starts, which an SDK program
+        waits for (to interrupt, say). The TUI records the model it will use (2.1.270
+        on) and, from 2.1.330, the request's shape just before it sends it: the init
+        line goes out then, with the tools (`session_info`), not with the answer."""
+        from claude_print.session_info import REQUEST_SHAPES_FROM
+
+        model = announced_model(record)
+        if model:
+            self.model = model
+            if (contract.parse_version(self.facts().version) or (99,)) < REQUEST_SHAPES_FROM:
+                self.init(model)
+        elif record.get("type") == "api-request-shape" and self.model:
+            self.init(self.model)
 
     def flush(self) -> None:
         """The turn is over: what the converter holds, the init line if none went yet,
@@ -171,6 +188,16 @@ def init_events(
         prompts = [r for r in records if is_human_prompt(r)]
         events.append(replay_event(replay, session_id, prompts[0] if prompts else None))
     return events
+
+
+def announced_model(record: Dict[str, Any]) -> Optional[str]:
+    """The model a `model` attachment says the turn uses (2.1.270 on), if this is one."""
+    attachment = record.get("attachment")
+    if record.get("type") != "attachment" or not isinstance(attachment, dict):
+        return None
+    identity = attachment.get("identity") if attachment.get("type") == "model" else None
+    model = identity.get("modelId") if isinstance(identity, dict) else None
+    return model if isinstance(model, str) and model else None
 
 
 def tool_names(event: Dict[str, Any]) -> Dict[str, str]:

@@ -104,6 +104,60 @@ const CASES = {
     await collect(seen, sdk.query({ prompt, options: options({ canUseTool }) }), async () => advance() && false);
     seen.facts.asked = asked;
   },
+  async hook_pretooluse_deny(seen) {
+    const fired = [];
+    const hook = async (input) => {
+      fired.push(input.tool_name);
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "denied by the program's hook",
+        },
+      };
+    };
+    const target = path.join(args.workdir, "hookdenied.txt");
+    const { prompt, advance } = streamingPrompt([`[[tool:Bash:touch ${target}]]`]);
+    const opts = options({ allowedTools: ["Bash"], hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] } });
+    await collect(seen, sdk.query({ prompt, options: opts }), async () => advance() && false);
+    seen.facts.fired = fired;
+  },
+  async interrupt(seen) {
+    const { prompt, advance } = streamingPrompt(["[[sleep:30]] slow", "after [[reply:AFTER]]"]);
+    const q = sdk.query({ prompt, options: options() });
+    let results = 0;
+    let interrupted = false;
+    for await (const message of q) {
+      seen.messages.push(summarise(message));
+      if (!interrupted && message.type === "system" && message.subtype === "init") {
+        interrupted = true;
+        await q.interrupt();
+      }
+      if (message.type === "result") {
+        results += 1;
+        if (results === 2) break;
+        advance();
+      }
+    }
+  },
+  async set_permission_mode(seen) {
+    const target = path.join(args.workdir, "edited.txt");
+    const write = JSON.stringify({ file_path: target, content: "accepted" });
+    const { prompt, advance } = streamingPrompt([`before [[tooljson:Write:${write}]]`, `after [[tooljson:Write:${write}]]`]);
+    const q = sdk.query({ prompt, options: options() });
+    let results = 0;
+    for await (const message of q) {
+      seen.messages.push(summarise(message));
+      if (message.type === "result") {
+        results += 1;
+        if (results === 2) break;
+        seen.facts.written_before = (await import("node:fs")).existsSync(target);
+        await q.setPermissionMode("acceptEdits");
+        advance();
+      }
+    }
+    seen.facts.written_after = (await import("node:fs")).existsSync(target);
+  },
   async sdk_mcp_tool(seen) {
     const calls = [];
     const add = sdk.tool("add", "Add two integers", { a: z.number(), b: z.number() }, async (input) => {
