@@ -169,16 +169,26 @@ def test_the_model_gets_claude_p_s_prompt(
         pytest.skip("the oldest releases run every third case of the space")
     ours, ours_in = invocation(case, sandbox.tmp, ours=True)
     theirs, theirs_in = invocation(case, sandbox.tmp, ours=False)
-    pair = run_pair(
-        sandbox,
-        real_claude,
-        fake_api,
-        oracle_api,
-        ours,
-        theirs,
-        stdin=ours_in,
-        their_stdin=theirs_in,
-    )
+
+    def both() -> Any:
+        return run_pair(
+            sandbox,
+            real_claude,
+            fake_api,
+            oracle_api,
+            ours,
+            theirs,
+            stdin=ours_in,
+            their_stdin=theirs_in,
+        )
+
+    pair = both()
+    if pair.theirs.returncode != 0 and pair.ours.returncode == 0:
+        # The oracle failed where claude-print did not (seen once in CI, 905 lines on
+        # stdin under two workers): it gets a second try, with its stderr kept.
+        first = pair.theirs.stderr.decode("utf-8", "replace")[-2000:]
+        pair = both()
+        assert pair.theirs.returncode == 0 or pair.ours.returncode != 0, first
     assert_exit(pair.ours, pair.theirs.returncode)
     their_prompts = [r["prompt"] for r in pair.their_requests if not r["tool_result"]]
     our_prompts = [r["prompt"] for r in pair.our_requests if not r["tool_result"]]
