@@ -259,6 +259,10 @@ class Facts(NamedTuple):
     # `tool_result_meta` (its print-mode rejection): "" none, "kind" the
     # non_execution_kind, "decision" with the permission_decision too.
     tool_result_meta: str
+    # The transcript records the turn's model (a `model` attachment) before the request,
+    # and (2.1.330 on) the request's shape with its tools: when a turn's init line can go.
+    model_record: bool
+    request_shape_record: bool
 
 
 class Change(NamedTuple):
@@ -282,6 +286,8 @@ BASELINE = Facts(
     nfc_loaded_text=True,
     tool_use_meta_tool_name=False,
     tool_result_meta="",
+    model_record=False,
+    request_shape_record=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -324,6 +330,12 @@ CHANGES: Tuple[Change, ...] = (
     ),
     Change(
         "2.1.270",
+        "the transcript records the turn's model (a model attachment) before its request "
+        "(measured: 2.1.197 does not)",
+        {"model_record": True},
+    ),
+    Change(
+        "2.1.270",
         "text loaded with the editor key is no longer NFC-normalised (bisected: 2.1.269 "
         "still composes 'e\\u0301' into '\\u00e9'; 2.1.197 does)",
         {"nfc_loaded_text": False},
@@ -359,6 +371,12 @@ CHANGES: Tuple[Change, ...] = (
         "with non-essential traffic off the TUI sends no session-title request (no "
         "ai-title record), so its cost-state equals claude -p's cost",
         {},
+    ),
+    Change(
+        "2.1.330",
+        "the transcript records each request's shape (api-request-shape, with the tools) "
+        "(measured on 2.1.331; 2.1.270 does not; not bisected)",
+        {"request_shape_record": True},
     ),
     Change(
         "2.1.330",

@@ -290,25 +290,12 @@ class Session:
             self.delivering = None
             turn.submitted_at = time.monotonic()
             if self.multi_turn and self.emitter.streams_events:
-                self._init_at_submission()
+                self.stream.init_at_submission()  # as the CLI does
         self.rendering = False
         self.watch = self._watch(turn)
         code = self._end(self._pump(self.watch.step))
         turn.done = True
         return code
-
-    def _init_at_submission(self) -> None:
-        """The CLI prints a turn's init line as it starts, and an SDK program may wait
-        for it (to interrupt, say). The model is known from an earlier turn, the options
-        or (2.1.270 on) the transcript a moment later (StreamOut); before 2.1.270 it is
-        the release's default as its `claude -p` names it."""
-        model = self.stream.model
-        if not model and (contract.parse_version(self.claude_version) or (99,)) < (2, 1, 270):
-            from claude_print.output import default_model_usage_key
-
-            model = default_model_usage_key(self.claude_version) or ""
-        if model:
-            self.stream.init(model)
 
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""

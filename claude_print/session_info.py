@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List
 
-REQUEST_SHAPES_FROM = (2, 1, 330)  # the first release measured to record them
 INTERACTIVE_ONLY_AGENTS = ("claude-code-guide",)
 PLACEHOLDER_TOOLS = ("DeferredToolPlaceholder",)
 AGENT_TOOL = "Agent"  # the request's name for what `claude -p` lists as Task

@@ -63,17 +63,28 @@ class StreamOut:
             if self.converter.in_turn and self.emitter.streams_events:
                 self._early_init(record)
 
+    def init_at_submission(self) -> None:
+        """The turn's prompt went in: its init line now if the model is known (an
+        earlier turn, the options), or where the transcript will not tell it (before
+        2.1.270) with the release's default as its `claude -p` names it; else it goes
+        once the transcript records the model (`_early_init`)."""
+        model = self.model
+        if not model and not self.facts().model_record:
+            from claude_print.output import default_model_usage_key
+
+            model = default_model_usage_key(self.facts().version) or ""
+        if model:
+            self.init(model)
+
     def _early_init(self, record: Dict[str, Any]) -> None:
         """The CLI prints the turn's init line as the turn starts, which an SDK program
         waits for (to interrupt, say). The TUI records the model it will use (2.1.270
         on) and, from 2.1.330, the request's shape just before it sends it: the init
         line goes out then, with the tools (`session_info`), not with the answer."""
-        from claude_print.session_info import REQUEST_SHAPES_FROM
-
         model = announced_model(record)
         if model:
             self.model = model
-            if (contract.parse_version(self.facts().version) or (99,)) < REQUEST_SHAPES_FROM:
+            if not self.facts().request_shape_record:
                 self.init(model)
         elif record.get("type") == "api-request-shape" and self.model:
             self.init(self.model)

@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, Sandbox, claude_release, entrypoints
 from test_e2e_sdk import REFUSAL, Harness, is_refusal, tail
 
-from claude_print.session_info import REQUEST_SHAPES_FROM
+from claude_print import contract
 
 pytestmark = pytest.mark.e2e
 
@@ -119,7 +119,7 @@ def tool_problems(real: Dict[str, Any], ours: Dict[str, Any], release: str) -> L
     """Ours as the CLI's but the asking tools; before the TUI records its request
     shapes (README, "Output formats": stream-json) the list is empty."""
     problems = []
-    shapes = tuple(int(p) for p in release.split(".")) >= REQUEST_SHAPES_FROM
+    shapes = contract.facts_for(release).request_shape_record
     for theirs, mine in zip(real["messages"], ours["messages"]):
         if "tools" in theirs and (shapes or mine.get("tools")):
             wanted = [t for t in theirs["tools"] if t not in TOOLS_MAY_MISS]
