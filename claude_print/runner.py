@@ -22,7 +22,7 @@ import contextlib
 import os
 import select
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, TypeVar, Union
 
 from claude_print import (
     contract,
@@ -92,6 +92,8 @@ class Session:
         self.child: Optional[PtyChild] = None
         self.tui = TuiScreen()
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
+        # Between turns the screen must stay true for the next prompt's input box.
+        self.keeps_screen = self.channel is not None
         self.keys = Keyboard(started)
         session_id = options.session_id or (None if options.resume else new_session_id())
         self.transcript = TranscriptFeed(session_id, lambda record: self.stream.feed(record))
@@ -219,10 +221,7 @@ class Session:
             code = self._answered_here(self.turn)
             if code is not None:
                 return code
-        self.start()
-        self._pump(self._keyed(self._boot_step, READY))
-        if self.delivery == "argv":  # it went in by itself at the box
-            self.turn.submitted_at = time.monotonic()
+        self.boot_up()
         if not self.multi_turn:
             return self._run_turn(self.turn)
         assert self.channel is not None
@@ -236,6 +235,25 @@ class Session:
                 turn.replay = prompt.message
             answered = self._answered_here(turn, prompt.error)
             code = self._run_turn(turn) if answered is None else answered
+
+    def boot_up(self) -> None:
+        """Boot: the spawn, then probes and screens until the input box is up."""
+        self.start()
+        self._pump(self._keyed(self._boot_step, READY))
+        if self.delivery == "argv":  # it went in by itself at the box
+            self.turn.submitted_at = time.monotonic()
+
+    def take_turn(self, turn: Turn) -> int:
+        """One prompt of a booted one-prompt session (a warm keeper's, keeper.py)."""
+        code = self._answered_here(turn)
+        return self._run_turn(turn) if code is None else code
+
+    def wait(self, step: Callable[[float], Optional[T]], also: List[int]) -> T:
+        """The pump between boot and turn, until `step` has a value; `also`: more
+        descriptors whose input wakes it (a keeper's listening socket)."""
+        self.rendering = False
+        self.keeps_screen = True
+        return self._pump(step, also)
 
     def _answered_here(self, turn: Turn, error: str = "") -> Optional[int]:
         """A prompt that never reaches the TUI: refused (its text would act as keys, or
@@ -369,7 +387,7 @@ class Session:
 
     # --- the pump -----------------------------------------------------------
 
-    def _pump(self, step: Callable[[float], Optional[T]]) -> T:
+    def _pump(self, step: Callable[[float], Optional[T]], also: Sequence[int] = ()) -> T:
         """Run the event loop until `step(now)` returns a value (the phase's outcome)."""
         assert self.child is not None and self.relay is not None
         child, relay, keys = self.child, self.relay, self.keys
@@ -381,7 +399,7 @@ class Session:
                     f"timed out after {self.options.timeout:g}s", EXIT_TIMEOUT, "error_timeout"
                 )
             keys.flush(now)
-            readers = [child.fd, relay.read_fd, self.signals.fd]
+            readers = [child.fd, relay.read_fd, self.signals.fd, *also]
             if self.channel is not None and self.channel.reading:
                 readers.append(self.channel.fd)
             writers = [child.fd] if keys.outbox else []
@@ -433,8 +451,7 @@ class Session:
         if not data:
             return
         self.keys.last_output = now
-        # Between turns the screen must stay true for the next prompt's input box.
-        self.keys.reply(self.tui.feed(data, self.rendering or self.multi_turn))
+        self.keys.reply(self.tui.feed(data, self.rendering or self.keeps_screen))
         if not self.claude_version and self.rendering and not self.results.count:
             version = screens.claude_version_on_screen(self.tui.lines())
             if version:
@@ -551,7 +568,16 @@ def run(options: Options, started: Optional[float] = None) -> int:
         report_failure(exc, options.output_format)
         return exc.exit_code
     try:
-        return session.run()
+        return guarded(session, session.run)
+    finally:
+        session.close()
+
+
+def guarded(session: Session, body: Callable[[], int]) -> int:
+    """`body`'s exit code; a failure or an interruption reported as `claude -p` would."""
+    options, started = session.options, session.started
+    try:
+        return body()
     except ClaudePrintError as exc:
         report_failure(
             exc,
@@ -572,8 +598,6 @@ def run(options: Options, started: Optional[float] = None) -> int:
             claude_version=session.claude_version,
         )
         return EXIT_INTERRUPTED
-    finally:
-        session.close()
 
 
-__all__ = ["Emitter", "Session", "Trace", "report_failure", "run"]
+__all__ = ["Emitter", "Session", "Trace", "guarded", "report_failure", "run"]
