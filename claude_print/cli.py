@@ -11,7 +11,7 @@ import time
 from typing import Any, BinaryIO, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 
 from claude_print import __version__, flags
-from claude_print.errors import ClaudePrintError
+from claude_print.errors import EXIT_ASSISTANT_ERROR, EXIT_OK, ClaudePrintError
 from claude_print.options import DEFAULT_TIMEOUT, Options, choose_delivery
 from claude_print.release import resolve_binary
 
@@ -328,7 +328,11 @@ def parse_options(
     if args.clean:
         raise ClaudePrintError("--clean only goes with --check")
     streamed = args.input_format == "stream-json"
-    if streamed:
+    if args.warm_up:
+        if args.prompt is not None or args.input_file is not None:
+            raise ClaudePrintError("--warm-up takes no prompt: it starts a TUI for later runs")
+        prompt, source = "", "argv"
+    elif streamed:
         _check_stream_input(args)
         prompt, source = "", "stdin"
     else:
@@ -391,6 +395,7 @@ def parse_options(
         betas=tuple(args.betas),
         mcp_configs=tuple(args.mcp_config),
         files=tuple(args.file),
+        warm=_warm_idle(args, defaults),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
@@ -412,9 +417,18 @@ def parse_options(
             "--permission-prompt-tool needs --input-format stream-json (the caller answers "
             "can_use_tool control requests on stdin)"
         )
-    if not streamed:
+    if not streamed and not args.warm_up:
         choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     return args, options
+
+
+def _warm_idle(args: argparse.Namespace, defaults: Any) -> float:
+    """The warm start's idle lifetime, 0 when it is off (it is opt-in)."""
+    if not (args.warm or args.warm_up or defaults.warm):
+        return 0.0
+    from claude_print.warm import DEFAULT_IDLE
+
+    return float(defaults.warm_idle_secs or DEFAULT_IDLE)
 
 
 def _check_stream_input(args: argparse.Namespace) -> None:
@@ -560,10 +574,38 @@ def _main(argv: Sequence[str]) -> int:
                 return doctor.run(args.claude_binary, clean=args.clean)
             return print_version(args.claude_binary)
         options = options._replace(claude_binary=resolve_binary(options.claude_binary))
+        if args.warm_up:
+            return warm_up(options)
+        code = _warm_run(options, started) if options.warm else None
     except ClaudePrintError as exc:
         report_failure(exc, _requested_format(argv))
         return exc.exit_code
-    return runner.run(options, started)
+    if code is None:
+        code = runner.run(options, started)
+    if options.warm and code in (EXIT_OK, EXIT_ASSISTANT_ERROR):
+        from claude_print import warm
+
+        warm.leave_keeper(options, os.environ)  # for the next run
+    return code
+
+
+def _warm_run(options: Options, started: float) -> Optional[int]:
+    """--warm: the prompt run by a TUI that waits for it (its exit code), or None."""
+    from claude_print import warm
+    from claude_print.emit import Trace
+
+    return warm.adopt(options, started, os.environ, Trace(options.trace, started))
+
+
+def warm_up(options: Options) -> int:
+    """--warm-up: a keeper for these flags, and nothing else."""
+    from claude_print import warm
+
+    reason = warm.cold_reason(options, os.environ, os.getcwd())
+    if reason is not None:
+        raise ClaudePrintError(f"--warm-up: these flags cannot run warm ({reason})")
+    warm.leave_keeper(options, os.environ)
+    return 0
 
 
 def _requested_format(argv: Sequence[str]) -> str:

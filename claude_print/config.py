@@ -9,6 +9,8 @@ The file is optional and only ever read (never created or written)::
     timeout_secs = 900      # integer or float
     inherit_hooks = false
     claude_binary = "/opt/claude/bin/claude"
+    warm = true             # the warm start (--warm) for every run
+    warm_idle_secs = 60     # how long a warm TUI waits for its run
 
 On Python 3.11+ the file is parsed with :mod:`tomllib`. Older interpreters use a
 small parser for the flat subset above: comments, ``[section]`` headers,
@@ -38,6 +40,8 @@ class Defaults(NamedTuple):
     timeout_secs: Optional[float] = None  # an int or a float, as written
     inherit_hooks: Optional[bool] = None
     claude_binary: Optional[str] = None
+    warm: Optional[bool] = None
+    warm_idle_secs: Optional[float] = None
 
 
 def config_path(environ: Mapping[str, str]) -> Optional[str]:
@@ -109,17 +113,19 @@ _FIELDS: Dict[str, str] = {  # key: what its value must be
     "timeout_secs": "a number",
     "inherit_hooks": "true or false",
     "claude_binary": "a string",
+    "warm": "true or false",
+    "warm_idle_secs": "a number",
 }
 
 
 def _type_ok(key: str, value: Any) -> bool:
     if isinstance(value, bool):
-        return key == "inherit_hooks"
+        return key in ("inherit_hooks", "warm")
     if key == "max_turns":
         return isinstance(value, int)
-    if key == "timeout_secs":
+    if key in ("timeout_secs", "warm_idle_secs"):
         return isinstance(value, (int, float))
-    if key == "inherit_hooks":
+    if key in ("inherit_hooks", "warm"):
         return False
     return isinstance(value, str)
 
@@ -151,7 +157,7 @@ def _build(tables: _Tables, path: str) -> Defaults:
             raise _error(path, line, f"{key} must be {_FIELDS[key]}, not {_toml_type(value)}")
         if isinstance(value, str) and not value.strip():
             raise _error(path, line, f"{key} must not be empty")
-        if key in ("max_turns", "timeout_secs") and not value > 0:
+        if key in ("max_turns", "timeout_secs", "warm_idle_secs") and not value > 0:
             raise _error(path, line, f"{key} must be greater than 0, not {value!r}")
         values[key] = value
     return Defaults(**values)

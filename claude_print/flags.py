@@ -91,6 +91,15 @@ FLAGS: Tuple[Flag, ...] = (
         ["--trace"], note="claude-print's own timestamped trace on stderr (or CLAUDE_PRINT_TRACE=1)"
     ),
     _own(["--clean"], note="with --check: remove temp dirs of runs that are gone"),
+    _own(
+        ["--warm"],
+        note="warm start: run in a TUI started earlier with the same flags if one waits "
+        "(else cold), and leave one for the next run (config: warm, warm_idle_secs)",
+    ),
+    _own(
+        ["--warm-up"],
+        note="start a warm TUI for these flags and exit (no prompt); see --warm",
+    ),
     # --- forwarded: the TUI does what claude -p does (measured) -----------------------
     _fwd(["--model"], ONE, "the request's model", metavar="MODEL"),
     _fwd(["--effort"], ONE, "the request's output_config.effort", metavar="LEVEL"),

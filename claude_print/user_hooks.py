@@ -39,8 +39,20 @@ def stop_hooks_possible(
     managed: str = MANAGED_SETTINGS,
 ) -> bool:
     """A Stop hook of someone else's may run beside claude-print's."""
+    return hooks_possible(("Stop",), sources, cwd, environ, flag_settings, managed)
+
+
+def hooks_possible(
+    events: Sequence[str],
+    sources: Sequence[str],
+    cwd: str,
+    environ: Mapping[str, str],
+    flag_settings: Optional[Dict[str, Any]],
+    managed: str = MANAGED_SETTINGS,
+) -> bool:
+    """A hook of the user's for one of `events` may run (or a plugin's, which may)."""
     documents: List[Optional[Dict[str, Any]]] = [
         read_object(path) for path in permissions.settings_files(cwd, environ, sources)
     ]
     documents += [flag_settings, read_object(managed)]
-    return may_continue_turns(documents, "Stop")
+    return any(may_continue_turns(documents, event) for event in events)

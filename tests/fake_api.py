@@ -541,6 +541,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "mcp_tools": announced_mcp_tools(body),
                 # Request parameters that flags such as --effort and --thinking set.
                 "params": {k: body[k] for k in REQUEST_PARAMS if k in body},
+                "body": body,  # whole, for tests that compare two requests field by field
             }
         )
         if quota:

@@ -1,0 +1,121 @@
+"""The warm start's socket: where it lives, who may use it, and its messages.
+
+A keeper (keeper.py) listens on `<runtime dir>/warm-<key>.sock`; the runtime dir is
+`$XDG_RUNTIME_DIR/claude-print`, else `<tmp>/claude-print-<uid>`, made 0700 and used
+only if it is a real directory of this user's that nobody else may enter. Both ends
+check the other's uid (SO_PEERCRED) as well. A message is a 4-byte length and a JSON
+object; the first may carry file descriptors (SCM_RIGHTS): the run's stdout and stderr.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import os
+import socket
+import stat
+import struct
+import tempfile
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from claude_print.errors import ClaudePrintError
+
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes, the last a NUL
+MAX_MESSAGE = 16 * 1024 * 1024  # a 10 MiB prompt, JSON-escaped, fits
+_LENGTH = struct.Struct("!I")
+_CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+class Paths(NamedTuple):
+    socket: str  # where the keeper listens
+    lock: str  # held by the keeper for its whole life: one keeper per key
+
+
+def runtime_dir(environ: Mapping[str, str]) -> str:
+    """This user's private dir for warm sockets (made if missing); ClaudePrintError if
+    what is there is not private."""
+    xdg = environ.get("XDG_RUNTIME_DIR", "")
+    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg):
+        path = os.path.join(xdg, "claude-print")
+    else:
+        path = os.path.join(tempfile.gettempdir(), f"claude-print-{os.getuid()}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise ClaudePrintError(f"warm start: cannot make {path}: {exc.strerror or exc}") from exc
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise ClaudePrintError(
+            f"warm start: {path} is not a private directory of this user's (0700); "
+            "remove it or set XDG_RUNTIME_DIR"
+        )
+    return path
+
+
+def paths_for(key: str, environ: Mapping[str, str]) -> Paths:
+    base = os.path.join(runtime_dir(environ), f"warm-{key}")
+    if len(os.fsencode(base + ".sock")) > MAX_SOCKET_PATH:
+        raise ClaudePrintError(
+            f"warm start: {base}.sock is too long for a Unix socket (at most "
+            f"{MAX_SOCKET_PATH} bytes); set XDG_RUNTIME_DIR or TMPDIR to a shorter path"
+        )
+    return Paths(base + ".sock", base + ".lock")
+
+
+def peer(sock: socket.socket) -> Tuple[int, int]:
+    """(pid, uid) of the process at the other end of a Unix socket."""
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size)
+    pid, uid, _gid = _CREDENTIALS.unpack(raw)
+    return pid, uid
+
+
+def send(sock: socket.socket, message: Dict[str, Any], fds: Sequence[int] = ()) -> None:
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    data = _LENGTH.pack(len(body)) + body
+    ancillary = []
+    if fds:
+        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds).tobytes())]
+    sent = sock.sendmsg([data], ancillary)
+    if sent < len(data):
+        sock.sendall(data[sent:])
+
+
+def receive(sock: socket.socket) -> Tuple[Optional[Dict[str, Any]], List[int]]:
+    """The next message and the descriptors it carried; (None, []) at end of stream."""
+    fds: List[int] = []
+    head = b""
+    while len(head) < _LENGTH.size:
+        space = socket.CMSG_SPACE(8 * array.array("i").itemsize)
+        chunk, ancillary, _flags, _addr = sock.recvmsg(_LENGTH.size - len(head), space)
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                got = array.array("i")
+                got.frombytes(payload[: len(payload) - len(payload) % got.itemsize])
+                fds.extend(got)
+        if not chunk:
+            _close_all(fds)
+            return None, []
+        head += chunk
+    (size,) = _LENGTH.unpack(head)
+    if size > MAX_MESSAGE:
+        _close_all(fds)
+        raise ClaudePrintError(f"warm start: a message of {size} bytes is over the limit")
+    body = b""
+    while len(body) < size:
+        chunk = sock.recv(min(size - len(body), 1 << 20))
+        if not chunk:
+            _close_all(fds)
+            return None, []
+        body += chunk
+    message = json.loads(body.decode("utf-8", "surrogatepass"))
+    if not isinstance(message, dict):
+        _close_all(fds)
+        raise ClaudePrintError("warm start: a message that is not a JSON object")
+    return message, fds
+
+
+def _close_all(fds: Sequence[int]) -> None:
+    for fd in fds:
+        os.close(fd)

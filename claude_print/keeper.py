@@ -1,0 +1,239 @@
+"""Warm start, the keeper's side: a detached claude-print that boots a TUI as a run
+would, waits at its input box for one run with its key, and then is that run.
+
+Its life:
+1. the key's lock (one keeper per key) and its socket (handover.py);
+2. the fingerprint of what the TUI will read (fingerprint.py), then the boot, exactly
+   as a cold run's (`Session.boot_up`) but with prompts to come by the editor;
+3. waiting, at most `options.warm` seconds of idling, for a run to connect;
+4. the run's request: a fingerprint equal to the recorded one, else "stale" and out;
+   then the run's stdout and stderr become ours, the run's clock the session's, and the
+   turn goes as a cold run's (`Session.take_turn`); the exit code goes back;
+5. shutdown, as a cold run's.
+A keeper killed with SIGKILL takes its TUI with it: the TUI exits once its terminal is
+gone (measured on 2.1.197 and 2.1.331: 0.1 s), and the next run sweeps the relay dir.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+from claude_print import fingerprint, handover, launch
+from claude_print.emit import Emitter, Trace
+from claude_print.errors import ClaudePrintError
+from claude_print.options import Options
+from claude_print.runner import Session, guarded
+from claude_print.turn import Turn
+
+# The prompt the keeper's session is built with; never typed (prompts come by the editor).
+PLACEHOLDER = "(warm start: the prompt comes later)"
+BOOT_LIMIT = 120.0  # seconds for the keeper's TUI to reach its input box
+READY_MARK = b"ready\n"  # written into the lock file once the TUI waits at its box
+REQUEST_WAIT = 10.0  # seconds from a connection to its request
+
+
+def serve(options: Options, key: str, environ: Dict[str, str]) -> int:
+    """The keeper's whole life (in the detached process); its exit status."""
+    claim = Claim.take(handover.paths_for(key, environ))
+    if claim is None:
+        return 0  # another keeper has this key
+    try:
+        listener = _listen(claim.paths.socket)
+    except OSError:
+        claim.release()
+        return 1
+    try:
+        return _keep(options, listener, claim)
+    finally:
+        listener.close()
+        claim.release()
+
+
+class Claim:
+    """A keeper's hold on its key: an flock on the key's lock file for as long as it
+    listens. Released, the socket goes first, then the lock file (unlinked while still
+    locked, so a keeper that opened the old file sees it is gone and tries again)."""
+
+    def __init__(self, paths: handover.Paths, fd: int) -> None:
+        self.paths = paths
+        self.fd: Optional[int] = fd
+
+    @classmethod
+    def take(cls, paths: handover.Paths) -> Optional[Claim]:
+        for _ in range(3):
+            fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            try:
+                same = os.stat(paths.lock).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return cls(paths, fd)
+            os.close(fd)  # its holder removed it as we opened it
+        return None
+
+    def mark(self, state: bytes) -> None:
+        """The keeper's state, for a look from outside (`--check`, tests)."""
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, state, 0)
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.paths.socket)
+        with contextlib.suppress(OSError):
+            os.unlink(self.paths.lock)
+        os.close(self.fd)
+        self.fd = None
+
+
+def _keep(options: Options, listener: socket.socket, claim: Claim) -> int:
+    recorded = fingerprint.take(os.getcwd(), os.environ)
+    started = time.monotonic()
+    held = options._replace(prompt=PLACEHOLDER, prompt_source="stdin", prompt_via="editor")
+    trace = Trace(options.trace, started)
+    session = Session(held, trace, Emitter(options.output_format, options.verbose), started)
+    try:
+        session.deadline = started + BOOT_LIMIT
+        try:
+            session.boot_up()
+            claim.mark(READY_MARK)
+            session.deadline = time.monotonic() + options.warm
+            conn = session.wait(lambda now: _accept(listener), [listener.fileno()])
+        except ClaudePrintError:
+            return 1  # a boot that fails, or nobody came: the TUI goes with it
+        # One run only: later ones find no socket and start a keeper of their own.
+        listener.close()
+        claim.release()
+        with conn:
+            return _serve_run(conn, session, trace, recorded)
+    finally:
+        session.close()
+
+
+def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: str) -> int:
+    conn.settimeout(REQUEST_WAIT)
+    try:
+        request, fds = handover.receive(conn)
+    except (OSError, ValueError, ClaudePrintError):
+        return 1
+    if request is None or len(fds) != 2:
+        _close_all(fds)
+        return 1
+    _pid, uid = handover.peer(conn)
+    stale = _why_stale(request, recorded, uid)
+    if stale:
+        _close_all(fds)
+        handover.send(conn, {"stale": stale})
+        return 0
+    for target, fd in zip((1, 2), fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    handover.send(conn, {"accepted": True})
+    trace.enabled = bool(request.get("trace"))
+    prompt, started, timeout = request["prompt"], request["started"], request["timeout"]
+    turn = _adopt(session, trace, prompt, started, timeout)
+    _watch_caller(conn)
+    code = guarded(session, lambda: _checked_turn(session, turn, trace))
+    _let_go_of_output()
+    with contextlib.suppress(OSError):
+        handover.send(conn, {"exit": code})
+    return 0
+
+
+def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
+    if uid != os.getuid():
+        return "another user"
+    if request.get("fingerprint") != recorded:
+        return "what the TUI read at its start has changed since"
+    ok = (
+        isinstance(request.get("prompt"), str)
+        and isinstance(request.get("started"), (int, float))
+        and isinstance(request.get("timeout"), (int, float))
+    )
+    return "" if ok else "a malformed request"
+
+
+def _adopt(session: Session, trace: Trace, prompt: str, started: float, timeout: float) -> Turn:
+    """From here on the session is the run's: its prompt, its clock, its deadline."""
+    session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace.enabled)
+    session.started = trace.started = started
+    session.deadline = started + timeout
+    trace(f"warm start: keeper {os.getpid()} took the prompt")
+    return Turn(prompt, session.delivery, started)
+
+
+def _checked_turn(session: Session, turn: Turn, trace: Trace) -> int:
+    launch.check_prompt(turn.prompt, session.delivery, session.facts, trace)
+    return session.take_turn(turn)
+
+
+def _watch_caller(conn: socket.socket) -> None:
+    """The run that handed us its prompt is gone (SIGKILL): end as an interrupted run."""
+
+    def watch() -> None:
+        with contextlib.suppress(OSError):
+            conn.settimeout(None)
+            while conn.recv(1):
+                pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="caller-watch", daemon=True).start()
+
+
+def _let_go_of_output() -> None:
+    """Flush and drop the run's stdout and stderr: its caller may read to end of file."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _accept(listener: socket.socket) -> Optional[socket.socket]:
+    listener.setblocking(False)
+    try:
+        conn, _ = listener.accept()
+    except (BlockingIOError, InterruptedError):
+        return None
+    conn.setblocking(True)
+    return conn
+
+
+def _listen(path: str) -> socket.socket:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # a dead keeper's: this one holds the key's claim
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+        os.chmod(path, 0o600)
+        listener.listen(8)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+def _close_all(fds: List[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+__all__: Tuple[str, ...] = ("serve",)

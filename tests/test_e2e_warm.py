@@ -1,0 +1,121 @@
+"""End to end: a warm run (issue 23) sends the model exactly what a cold run sends, on
+the real Claude Code, and anything the warm TUI read too early gives a cold run.
+
+Each case boots a keeper (`--warm-up`) in a git project, waits until its TUI is at the
+input box, changes one thing (or nothing), then runs the prompt with --warm and again
+cold, and holds the two Messages API requests against each other, whole (the session id
+aside). Unchanged, the run must have been warm; changed, cold.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict, List
+
+import pytest
+from conftest import RUN_TIMEOUT, Sandbox, run_claude_print
+from fake_api import FakeApiServer
+from test_e2e_real import assert_exit
+from test_fingerprint import git
+from test_warm import run_dir, sockets, stop_keepers, wait_until, warm_env
+
+pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
+
+PROMPT = "What is in this warm zebra request?"
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+# (project, home). The settings file is the user's: a project's .claude/settings.local.json
+# makes Claude Code add it to the user's git ignore file, so the next run sees another
+# git status, warm or cold.
+CHANGES: Dict[str, Callable[[Path, Path], None]] = {
+    "nothing": lambda p, h: None,
+    "CLAUDE.md": lambda p, h: _write(p / "CLAUDE.md", "Answer in French.\n"),
+    "a settings file": lambda p, h: _write(
+        h / ".claude" / "settings.json", json.dumps({"permissions": {"deny": ["Bash"]}})
+    ),
+    "git status": lambda p, h: _write(p / "untracked.txt", "new\n"),
+}
+
+
+def keeper_ready(sandbox: Sandbox) -> bool:
+    found = sockets(sandbox)
+    return bool(found) and found[0].with_suffix(".lock").read_bytes() == b"ready\n"
+
+
+def normalised(request: Dict[str, Any], session_id: str) -> Any:
+    """The whole request body, its session id (metadata) made neutral."""
+    text = json.dumps(request["body"], sort_keys=True).replace(session_id, "SESSION")
+    return json.loads(text)
+
+
+def body_diff(warm: Any, cold: Any) -> str:
+    import difflib
+
+    a, b = (json.dumps(x, indent=1, sort_keys=True).splitlines() for x in (warm, cold))
+    return "\n".join(difflib.unified_diff(a, b, "warm", "cold", lineterm="", n=1))
+
+
+def turn_request(requests: List[Dict[str, Any]]) -> Dict[str, Any]:
+    [first] = [r for r in requests if not r["side"] and PROMPT in r["prompt"]]
+    return first
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_warm_request_equals_cold(
+    sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str, change: str
+) -> None:
+    project = sandbox.project
+    git(project, "init", "-q", "-b", "main")
+    _write(project / "README.md", "hello\n")
+    git(project, "add", "README.md")
+    git(project, "commit", "-q", "-m", "first")
+    env = warm_env(sandbox)
+    flags = ["--output-format", "json"]
+    try:
+        up = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "claude_print",
+                "--claude-binary",
+                real_claude,
+                "--warm-up",
+                *flags,
+            ],
+            cwd=project,
+            env=sandbox.env(**env),
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+        )
+        assert_exit(up, 0)
+        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
+        CHANGES[change](project, sandbox.home)
+        start = len(fake_api.requests)
+        warm = run_claude_print(
+            sandbox, ["--warm", "--trace", *flags, PROMPT], binary=real_claude, env=env
+        )
+        assert_exit(warm, 0)
+        warm_request = turn_request(fake_api.requests[start:])
+        start = len(fake_api.requests)
+        cold = run_claude_print(sandbox, [*flags, PROMPT], binary=real_claude, env=env)
+        assert_exit(cold, 0)
+        cold_request = turn_request(fake_api.requests[start:])
+    finally:
+        stop_keepers(sandbox)
+    ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
+    assert ours["result"] == theirs["result"]
+    assert sorted(ours) == sorted(theirs)
+    warm_body = normalised(warm_request, ours["session_id"])
+    cold_body = normalised(cold_request, theirs["session_id"])
+    assert warm_body == cold_body, body_diff(warm_body, cold_body)
+    adopted = b"runs the prompt" in warm.stderr
+    assert adopted == (change == "nothing"), warm.stderr.decode()[-2000:]
+    assert run_dir(sandbox).exists()

@@ -1,0 +1,350 @@
+"""Warm start (issue 23) against mock_claude: a run adopts a TUI a keeper started, or
+runs cold; nothing of either is left behind; the keeper goes after its idle lifetime,
+when its caller dies, and when it is killed itself.
+
+The requests a warm run sends compared with a cold run's, on the real Claude Code, are in
+test_e2e_warm.py; the fingerprint's parts one by one in test_fingerprint.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+import pytest
+from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
+
+MOCK = str(MOCK_CLAUDE)
+WAIT = 60.0  # generous bound for a keeper to appear or go
+
+
+_RUN_DIRS: Dict[Path, Path] = {}
+
+
+def run_dir(sandbox: Sandbox) -> Path:
+    """The sandbox's XDG_RUNTIME_DIR: short, as a socket's path must be (108 bytes)."""
+    if sandbox.home not in _RUN_DIRS:
+        _RUN_DIRS[sandbox.home] = Path(tempfile.mkdtemp(prefix="cp-run-", dir="/tmp"))
+    return _RUN_DIRS[sandbox.home]
+
+
+def warm_env(sandbox: Sandbox, **extra: str) -> Dict[str, str]:
+    return {"XDG_RUNTIME_DIR": str(run_dir(sandbox)), **extra}
+
+
+def run_warm(
+    sandbox: Sandbox,
+    args: List[str],
+    stdin: Optional[bytes] = None,
+    env: Optional[Dict[str, str]] = None,
+) -> subprocess.CompletedProcess[bytes]:
+    return run_claude_print(
+        sandbox,
+        ["--warm", "--trace", *args],
+        stdin=stdin,
+        binary=MOCK,
+        env=warm_env(sandbox, **(env or {})),
+    )
+
+
+def sockets(sandbox: Sandbox) -> List[Path]:
+    return sorted((run_dir(sandbox) / "claude-print").glob("warm-*.sock"))
+
+
+def wait_until(
+    what: str,
+    check: Callable[[], bool],
+    limit: float = WAIT,
+    detail: Callable[[], str] = lambda: "",
+) -> None:
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {limit:g} s for: {what} {detail()}")
+        time.sleep(0.02)
+
+
+def wait_for_keeper(sandbox: Sandbox) -> Path:
+    wait_until(f"a keeper's socket in {run_dir(sandbox)}", lambda: bool(sockets(sandbox)))
+    return sockets(sandbox)[0]
+
+
+def keeper_pid(path: Path) -> int:
+    """Whose socket it is, without using it up: the lock holder is the keeper."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path.with_suffix(".lock")):
+                    return int(pid)
+    raise AssertionError(f"no process holds {path.with_suffix('.lock')}")
+
+
+def stop_keepers(sandbox: Sandbox) -> None:
+    """A connection without a request ends a keeper; then nothing may be left."""
+    seen: List[str] = []
+    stopped: Set[Tuple[Path, int, int]] = set()
+
+    def clean() -> bool:
+        # A run's last keeper may bind its socket (at a dead one's path) after the run.
+        for path in sockets(sandbox):
+            with contextlib.suppress(OSError):
+                st = path.stat()  # inode numbers are reused: the change time tells
+                bound = (path, st.st_ino, st.st_ctime_ns)
+                if bound not in stopped:
+                    stopped.add(bound)
+                    with socket.socket(socket.AF_UNIX) as sock:
+                        sock.connect(str(path))
+        seen[:] = [*sandbox.leftovers(), *map(str, sockets(sandbox))]
+        return not seen
+
+    wait_until("no keeper and no TUI left", clean, detail=lambda: str(seen))
+
+
+@pytest.fixture
+def warm_sandbox(sandbox: Sandbox) -> Iterator[Sandbox]:
+    yield sandbox
+    stop_keepers(sandbox)
+    shutil.rmtree(run_dir(sandbox))
+
+
+def assert_exit(proc: subprocess.CompletedProcess[bytes], code: int) -> None:
+    assert proc.returncode == code, proc.stderr.decode(errors="replace")[-3000:]
+
+
+def was_warm(proc: subprocess.CompletedProcess[bytes]) -> bool:
+    return b"runs the prompt" in proc.stderr
+
+
+def test_second_run_adopts_the_keeper_and_prints_the_same(warm_sandbox: Sandbox) -> None:
+    first = run_warm(warm_sandbox, ["What is 2+2?"])
+    assert_exit(first, 0)
+    assert not was_warm(first)
+    assert first.stdout == b"The answer is 4.\n"
+    wait_for_keeper(warm_sandbox)
+    second = run_warm(warm_sandbox, ["What is 2+2?"])
+    assert_exit(second, 0)
+    assert was_warm(second), second.stderr.decode()
+    assert second.stdout == first.stdout
+    # The keeper it used is gone; the run left a new one for the next run.
+    wait_for_keeper(warm_sandbox)
+    third = run_warm(warm_sandbox, ["--output-format", "json", "What is 2+2?"])
+    assert_exit(third, 0)
+    assert not was_warm(third)  # another key: --output-format is one of its flags
+    assert json.loads(third.stdout)["result"] == "The answer is 4."
+
+
+def test_stdin_prompt_runs_warm(warm_sandbox: Sandbox) -> None:
+    assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
+    wait_for_keeper(warm_sandbox)
+    prompt = "line one\nline two\n"
+    proc = run_warm(warm_sandbox, [], stdin=prompt.encode())
+    assert_exit(proc, 0)
+    assert was_warm(proc)
+    import hashlib
+
+    digest = hashlib.sha256(prompt.rstrip("\n").encode()).hexdigest()[:12]
+    assert proc.stdout.decode().split() == ["ACK", str(len(prompt.rstrip("\n"))), digest]
+
+
+def test_a_changed_claude_md_gives_a_cold_run(warm_sandbox: Sandbox) -> None:
+    assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
+    wait_for_keeper(warm_sandbox)
+    (warm_sandbox.project / "CLAUDE.md").write_text("Answer in French.\n")
+    proc = run_warm(warm_sandbox, ["What is 2+2?"])
+    assert_exit(proc, 0)
+    assert not was_warm(proc)
+    assert b"declined (what the TUI read at its start has changed since)" in proc.stderr
+    assert proc.stdout == b"The answer is 4.\n"
+
+
+def test_exit_codes_pass_through(warm_sandbox: Sandbox) -> None:
+    env = {"MOCK_CLAUDE_SCENARIO": "api_error"}
+    assert_exit(run_warm(warm_sandbox, ["hi"], env=env), 1)
+    wait_for_keeper(warm_sandbox)  # an API error is the model's answer: a keeper is left
+    proc = run_warm(warm_sandbox, ["hi again"], env=env)
+    assert_exit(proc, 1)
+    assert was_warm(proc)
+    assert proc.stdout.startswith(b"API Error: 400")
+
+
+def test_timeout_counts_from_the_runs_start(warm_sandbox: Sandbox) -> None:
+    env = {"MOCK_CLAUDE_SCENARIO": "hang"}
+    assert_exit(run_warm(warm_sandbox, ["--timeout", "3", "hi"], env=env), 124)
+    assert not sockets(warm_sandbox)  # a failed run leaves no keeper
+    subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up", "--trace"],
+        cwd=warm_sandbox.project,
+        env=warm_sandbox.env(**warm_env(warm_sandbox, **env)),
+        check=True,
+        timeout=RUN_TIMEOUT,
+    )
+    wait_for_keeper(warm_sandbox)
+    proc = run_warm(warm_sandbox, ["--timeout", "3", "hi"], env=env)
+    assert_exit(proc, 124)
+    assert was_warm(proc)
+    assert b"timed out after 3s" in proc.stderr
+
+
+def test_warm_up_then_run(warm_sandbox: Sandbox) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up"],
+        cwd=warm_sandbox.project,
+        env=warm_sandbox.env(**warm_env(warm_sandbox)),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert_exit(done, 0)
+    assert done.stdout == b""
+    wait_for_keeper(warm_sandbox)
+    proc = run_claude_print(
+        warm_sandbox, ["--warm", "--trace", "What is 2+2?"], binary=MOCK, env=warm_env(warm_sandbox)
+    )
+    assert_exit(proc, 0)
+    assert was_warm(proc)
+
+
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["--input-format", "stream-json", "--output-format", "stream-json"], b"stream-json input"),
+        (["--session-id", "9c2f6a6e-3f55-4b1c-9d8e-2f1f5a9b7c11"], b"a session of the caller"),
+        (["--prompt-via", "paste"], b"--prompt-via paste"),
+    ],
+)
+def test_what_cannot_run_warm_runs_cold_and_leaves_no_keeper(
+    warm_sandbox: Sandbox, args: List[str], reason: bytes
+) -> None:
+    stdin = None
+    if "stream-json" in args:
+        message = {"type": "user", "message": {"role": "user", "content": "What is 2+2?"}}
+        stdin = (json.dumps(message) + "\n").encode()
+        args = [*args, "--verbose"]
+    else:
+        args = [*args, "What is 2+2?"]
+    proc = run_warm(warm_sandbox, args, stdin=stdin)
+    assert_exit(proc, 0)
+    assert b"warm start: cold run (" + reason in proc.stderr, proc.stderr.decode()
+    assert not sockets(warm_sandbox)
+
+
+def test_a_session_start_hook_keeps_runs_cold(warm_sandbox: Sandbox) -> None:
+    """It would run when the keeper starts, not when the prompt comes."""
+    settings = warm_sandbox.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    hook = {"hooks": [{"type": "command", "command": "true"}]}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [hook]}}))
+    proc = run_warm(warm_sandbox, ["What is 2+2?"])
+    assert_exit(proc, 0)
+    assert b"a SessionStart or SessionEnd hook" in proc.stderr
+    assert not sockets(warm_sandbox)
+
+
+def test_keeper_leaves_after_its_idle_lifetime(warm_sandbox: Sandbox) -> None:
+    config = warm_sandbox.home / ".config" / "claude-print"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text("[defaults]\nwarm = true\nwarm_idle_secs = 1\n")
+    proc = run_claude_print(warm_sandbox, ["hi"], binary=MOCK, env=warm_env(warm_sandbox))
+    assert_exit(proc, 0)
+    wait_for_keeper(warm_sandbox)
+    wait_until(
+        "the idle keeper and its TUI gone",
+        lambda: not sockets(warm_sandbox) and not warm_sandbox.leftovers(),
+    )
+    assert list((run_dir(warm_sandbox) / "claude-print").iterdir()) == []
+
+
+def test_a_killed_keeper_takes_its_tui_along(warm_sandbox: Sandbox) -> None:
+    assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
+    path = wait_for_keeper(warm_sandbox)
+    os.kill(keeper_pid(path), signal.SIGKILL)
+    # The TUI loses its terminal and exits; the relay dir waits for the next run's sweep.
+    wait_until("the TUI gone", lambda: not [x for x in warm_sandbox.leftovers() if "pid" in x])
+    proc = run_warm(warm_sandbox, ["What is 2+2?"])
+    assert_exit(proc, 0)
+    assert b"no warm TUI for this key" in proc.stderr
+    assert proc.stdout == b"The answer is 4.\n"
+
+
+def test_a_caller_killed_mid_run_ends_the_keepers_run(warm_sandbox: Sandbox) -> None:
+    env = warm_env(warm_sandbox, MOCK_CLAUDE_SCENARIO="hang")
+    assert_exit(run_warm(warm_sandbox, ["--timeout", "2", "hi"], env=env), 124)
+    subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up"],
+        cwd=warm_sandbox.project,
+        env=warm_sandbox.env(**env),
+        check=True,
+        timeout=RUN_TIMEOUT,
+    )
+    path = wait_for_keeper(warm_sandbox)
+    keeper = keeper_pid(path)
+    caller = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "claude_print",
+            "--claude-binary",
+            MOCK,
+            "--warm",
+            "--trace",
+            "--timeout",
+            "60",
+            "hi",
+        ],
+        cwd=warm_sandbox.project,
+        env=warm_sandbox.env(**env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert caller.stderr is not None
+    line = b""
+    while b"runs the prompt" not in line:
+        line = caller.stderr.readline()
+        assert line, "the caller ended before the keeper took its prompt"
+    caller.kill()
+    caller.communicate(timeout=RUN_TIMEOUT)
+    wait_until("the keeper gone", lambda: not os.path.exists(f"/proc/{keeper}"))
+    wait_until("nothing left", lambda: not warm_sandbox.leftovers())
+
+
+def test_parallel_warm_and_cold_runs_all_answer(warm_sandbox: Sandbox) -> None:
+    assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
+    wait_for_keeper(warm_sandbox)
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "claude_print",
+                "--claude-binary",
+                MOCK,
+                "--warm",
+                "--trace",
+                f"What is 2+2? ({i})",
+            ],
+            cwd=warm_sandbox.project,
+            env=warm_sandbox.env(**warm_env(warm_sandbox)),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(12)
+    ]
+    outs = [p.communicate(timeout=RUN_TIMEOUT * 2) for p in procs]
+    for proc, (out, err) in zip(procs, outs):
+        assert proc.returncode == 0, err.decode()[-2000:]
+        assert out == b"The answer is 4.\n", out
+    # One took the keeper; a run that ended early may have left one for a later starter.
+    assert sum(b"runs the prompt" in err for _, err in outs) >= 1
