@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -205,13 +206,17 @@ def main() -> None:
     parser.add_argument("--token-delay", type=float, default=0.0)
     parser.add_argument("--revoke-on-rotate", action="store_true")
     args = parser.parse_args()
-    certs = make_certificates(Path(tempfile.mkdtemp(prefix="oauth-certs-")))
+    cert_dir = Path(tempfile.mkdtemp(prefix="oauth-certs-"))
+    certs = make_certificates(cert_dir)
     authority = TokenAuthority(args.token_delay, args.revoke_on_rotate)
     api = FakeApiServer().start()
     api.authority = authority
     proxy = FakeOAuthProxy(authority, certs).start()
-    for _ in range(args.trials):
-        print(json.dumps(trial(args, api, proxy)), flush=True)
+    try:
+        for _ in range(args.trials):
+            print(json.dumps(trial(args, api, proxy)), flush=True)
+    finally:
+        shutil.rmtree(cert_dir, ignore_errors=True)
     if os.environ.get("OAUTH_RACE_HITS"):
         print(json.dumps(proxy.hits[-60:]), file=sys.stderr)
 
