@@ -21,6 +21,16 @@ TOKEN_VARS = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")
 PROVIDER_VARS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY")
 
 
+# A stored login is renewed with a single-use refresh token; a run killed with SIGKILL
+# while its Claude Code renews it logs out every run on that login (claude-print waits
+# out a renewal before its own SIGTERM, see oauth_refresh, but cannot outlive a SIGKILL).
+RENEWED_LOGIN_HINT = (
+    "; its access token is renewed with a single-use refresh token, so a run killed with "
+    "SIGKILL mid-renewal logs out every run on it: for a fleet, `claude setup-token` "
+    "makes a one-year token to set as CLAUDE_CODE_OAUTH_TOKEN, with nothing to renew"
+)
+
+
 class Verdict(NamedTuple):
     ok: bool
     detail: str
@@ -68,7 +78,9 @@ def startup_verdict(environ: Mapping[str, str]) -> Verdict:
             return Verdict(True, f"{name} is set")
     credentials = read_object(os.path.join(config_dir, ".credentials.json"))
     if credentials and credentials.get("claudeAiOauth"):
-        return Verdict(True, f"a subscription login ({config_dir}/.credentials.json)")
+        return Verdict(
+            True, f"a subscription login ({config_dir}/.credentials.json){RENEWED_LOGIN_HINT}"
+        )
     if config.get("primaryApiKey") or (config.get("oauthAccount") and credentials):
         return Verdict(True, "a login stored in Claude Code's config")
     return Verdict(

@@ -15,7 +15,7 @@ import termios
 import time
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from claude_print import contract
+from claude_print import contract, oauth_refresh
 from claude_print.errors import ClaudePrintError
 
 
@@ -87,6 +87,7 @@ class PtyChild:
             os.close(slave)
         os.set_blocking(self.fd, False)
         self.pid = self.process.pid
+        self.env = dict(env)
         self.eof = False
         self._term_sent = False
 
@@ -122,6 +123,16 @@ class PtyChild:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signum)
 
+    def pass_on(self, signum: int) -> None:
+        """A signal claude-print got, to the TUI's group, once a login renewal is over."""
+        self.settle_login()
+        self.signal_group(signum)
+
+    def settle_login(self) -> None:
+        """Wait while Claude Code renews the stored login: ended in the middle, it loses
+        the new refresh token and logs out every run on that login (oauth_refresh)."""
+        oauth_refresh.wait_for_refresh(self.env, lambda s: self._wait_draining(s) is not None)
+
     def last_words(self) -> bytes:
         """A child that is going: what it still wrote, up to its hang-up."""
         out = bytearray()
@@ -135,8 +146,10 @@ class PtyChild:
         return self.eof or self.returncode() is not None
 
     def request_exit(self) -> None:
-        """SIGTERM the TUI itself (once): it flushes its transcript and ends its hooks."""
+        """SIGTERM the TUI itself (once): it flushes its transcript and ends its hooks. Not
+        while it renews the login: that would log out every run on it (oauth_refresh)."""
         if not self._term_sent and self.process.poll() is None:
+            self.settle_login()
             self._term_sent = True
             with contextlib.suppress(ProcessLookupError):
                 self.process.send_signal(signal.SIGTERM)

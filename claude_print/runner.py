@@ -589,7 +589,7 @@ def guarded(session: Session, body: Callable[[], int]) -> int:
         return exc.exit_code
     except Interrupted as exc:
         if session.child is not None:
-            session.child.signal_group(exc.signum)
+            session.child.pass_on(exc.signum)
         report_failure(
             ClaudePrintError(f"interrupted by {exc}", EXIT_INTERRUPTED, "error_interrupted"),
             options.output_format,

@@ -75,6 +75,9 @@ PINNED_BINARY = (
 FAKE_KEY = "sk-ant-fake-key-0123456789abcdefghij"
 # A subscription login's token (CLAUDE_CODE_OAUTH_TOKEN): sent as `Authorization: Bearer`.
 FAKE_OAUTH_TOKEN = "sk-ant-oat01-fake-oauth-token-0123456789abcdefghij"
+OAUTH_EXPIRED_MESSAGE = (
+    "OAuth token has expired. Please obtain a new token or refresh your existing token."
+)
 USAGE_LIMIT_MESSAGE = "This request would exceed your account's rate limit. Please try again later."
 
 
@@ -472,6 +475,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             }
         )
 
+    def _authorized(self) -> bool:
+        """With an OAuth authority (tests/fake_oauth.py) attached, a bearer token it did not
+        issue, or one that has expired, gets the real API's 401."""
+        authority = self.server.authority
+        auth = self.headers.get("authorization", "")
+        if authority is None or not auth.lower().startswith("bearer "):
+            return True
+        if authority.access_ok(auth[len("bearer ") :].strip()):
+            return True
+        error = {"type": "authentication_error", "message": OAUTH_EXPIRED_MESSAGE}
+        self._json(401, {"type": "error", "error": error})
+        return False
+
     def _usage_limit(self, claim: str, reset: int) -> None:
         error = {"type": "rate_limit_error", "message": USAGE_LIMIT_MESSAGE}
         self._json(429, {"type": "error", "error": error}, usage_limit_headers(claim, reset))
@@ -512,6 +528,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         is_messages = path.endswith("/v1/messages")
         self._hit(request_kind(body) if is_messages else "other")
+        if is_messages and not self._authorized():
+            return
         if path.endswith("/count_tokens"):
             self._json(200, {"input_tokens": 42})
             return
@@ -591,6 +609,8 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.log_path = log_path
         self.requests: List[Dict[str, Any]] = []
         self.hits: List[Dict[str, Any]] = []  # every request: method, path, kind, auth, session
+        # tests/fake_oauth.py's TokenAuthority: when set, only its live access tokens pass.
+        self.authority: Optional[Any] = None
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
 

@@ -339,6 +339,7 @@ def test_tmpdir_that_does_not_exist_fails(tmp_path: Path) -> None:
         ("onboarded-no-login", False, "no login"),
         ("onboarded-oauth-token", True, "CLAUDE_CODE_OAUTH_TOKEN is set"),
         ("onboarded-credentials", True, "subscription login"),
+        ("onboarded-credentials", True, "claude setup-token"),
     ],
 )
 def test_check_predicts_whether_the_tui_gets_past_start_up(

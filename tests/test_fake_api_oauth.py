@@ -1,14 +1,19 @@
 """The fake API's subscription (OAuth) side, without Claude Code: bearer auth, the quota
-check, the pre-connect HEADs and the usage-limit directive (tests/test_e2e_oauth.py)."""
+check, the pre-connect HEADs and the usage-limit directive (tests/test_e2e_oauth.py), and
+the fake OAuth server's rotating refresh tokens (tests/test_e2e_oauth_refresh.py)."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
+import pytest
 from fake_api import FAKE_OAUTH_TOKEN, FakeApiServer, subscription_env
+from fake_oauth import API_HOST, TOKEN_HOST, FakeOAuthProxy, TokenAuthority, make_certificates
 
 
 def call(
@@ -79,3 +84,81 @@ def test_subscription_env_drops_the_api_key() -> None:
     assert env["CLAUDE_CODE_OAUTH_TOKEN"] == FAKE_OAUTH_TOKEN
     assert env["A"] == "b"
     assert "127.0.0.1" in env["NO_PROXY"]
+
+
+# --- the rotating token endpoint (tests/fake_oauth.py) ----------------------------------
+
+
+def test_refresh_tokens_are_single_use(tmp_path: Path) -> None:
+    """Through the intercepting proxy, as Claude Code reaches it: a refresh token rotates
+    once; used again it gets invalid_grant (400); a profile needs a live access token;
+    hosts other than the OAuth ones are refused."""
+    authority = TokenAuthority(revoke_on_rotate=True)
+    proxy = FakeOAuthProxy(authority, make_certificates(tmp_path)).start()
+    try:
+        context = ssl.create_default_context(cafile=str(proxy.ca_pem))
+        opener = urllib.request.build_opener(
+            urllib.request.ProxyHandler({"https": proxy.url}),
+            urllib.request.HTTPSHandler(context=context),
+        )
+
+        def post(body: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
+            req = urllib.request.Request(
+                f"https://{TOKEN_HOST}/v1/oauth/token",
+                data=json.dumps(body).encode(),
+                headers={"content-type": "application/json"},
+            )
+            try:
+                with opener.open(req, timeout=10) as resp:
+                    return resp.status, json.loads(resp.read())
+            except urllib.error.HTTPError as err:
+                return err.code, json.loads(err.read())
+
+        old_access, first = authority.seed(-60)
+        assert not authority.access_ok(old_access)
+        status, fresh = post({"grant_type": "refresh_token", "refresh_token": first})
+        assert status == 200, fresh
+        assert fresh["refresh_token"] != first and fresh["expires_in"] > 0
+        assert authority.access_ok(fresh["access_token"])
+        status, again = post({"grant_type": "refresh_token", "refresh_token": first})
+        assert (status, again["error"]) == (400, "invalid_grant")
+        status, _ = post({"grant_type": "refresh_token", "refresh_token": fresh["refresh_token"]})
+        assert status == 200
+        assert not authority.access_ok(fresh["access_token"]), "revoked by the rotation"
+        assert [e["outcome"] for e in authority.requests] == ["rotated", "reused", "rotated"]
+
+        req = urllib.request.Request(f"https://{API_HOST}/api/oauth/profile")
+        req.add_header("authorization", f"Bearer {authority.requests[-1]['access_token']}")
+        with opener.open(req, timeout=10) as resp:
+            assert json.loads(resp.read())["organization"]["organization_type"] == "claude_max"
+        with pytest.raises(urllib.error.URLError):
+            opener.open("https://example.com/", timeout=10)
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
+def test_messages_api_takes_only_live_access_tokens() -> None:
+    authority = TokenAuthority()
+    server = FakeApiServer().start()
+    server.authority = authority
+    try:
+        live, _ = authority.seed(3600)
+        expired, _ = authority.seed(-1)
+        for token, status in ((live, 200), (expired, 401), ("sk-ant-oat01-unknown", 401)):
+            req = urllib.request.Request(
+                server.url + "/v1/messages",
+                data=json.dumps(message("What is 2+2?")).encode(),
+                headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(req, timeout=10) as resp:
+                    got, body = resp.status, json.loads(resp.read())
+            except urllib.error.HTTPError as err:
+                got, body = err.code, json.loads(err.read())
+            assert got == status, body
+            if status == 401:
+                assert body["error"]["type"] == "authentication_error"
+    finally:
+        server.shutdown()
+        server.server_close()
