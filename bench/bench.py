@@ -70,6 +70,7 @@ import select
 import shlex
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -867,6 +868,59 @@ class Bench:
         seen = self.api.request_time(prompt)
         return None if seen is None else seen - m.started
 
+    def warm(self, runs: int) -> Dict[str, Any]:
+        """Issue 23: `claude -p`, claude-print --warm (a keeper at its input box) and
+        claude-print cold, paired, in rotating order. Every contender starts once the
+        keeper left by the last warm run is at its box, so none of them shares the CPU
+        with a booting TUI (a fleet that starts the next run at once gets less)."""
+        self.log(f"warm: {runs} x claude -p, claude-print --warm and claude-print cold")
+        runtime = self.root / "run"
+        runtime.mkdir(mode=0o700, exist_ok=True)
+        env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
+        keepers = runtime / "claude-print"
+        subprocess.run([*self.claude_print, "--warm-up"], cwd=self.project, env=env, check=True)
+        walls: Dict[str, List[float]] = {"p": [], "warm": [], "cold": []}
+        adopted, bad = 0, []
+        requests: List[Optional[float]] = []  # warm: start -> the fake API has the turn
+        order = ["p", "warm", "cold"]
+        try:
+            for i in range(runs):
+                shift = i % len(order)
+                for which in order[shift:] + order[:shift]:
+                    _await_keeper(keepers)
+                    if which == "p":
+                        m, prompt = self.claude_p_run()
+                    else:
+                        prompt = self.prompt(which)
+                        flags = ["--warm", "--trace"] if which == "warm" else []
+                        m = run_measured(
+                            [*self.claude_print, *flags, prompt], str(self.project), env
+                        )
+                        adopted += which == "warm" and b"runs the prompt" in m.stderr
+                        if which == "warm":
+                            requests.append(self._since(m, prompt))
+                    walls[which].append(m.wall)
+                    if not self.correct(m, prompt):
+                        bad.append(f"{which}: rc={m.returncode} err={m.stderr[-300:]!r}")
+        finally:
+            for sock in keepers.glob("warm-*.sock"):  # a connection without a request
+                with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as conn:
+                    conn.connect(str(sock))
+        p_med = percentile(walls["p"], 0.5)
+        return {
+            "claude_p": {"wall_ms": summary(walls["p"])},
+            "warm": {
+                "wall_ms": summary(walls["warm"]),
+                "request_ms": summary(requests),
+                "adopted": adopted,
+            },
+            "cold": {"wall_ms": summary(walls["cold"])},
+            "warm_ratio_median": round(percentile(walls["warm"], 0.5) / p_med, 2),
+            "cold_ratio_median": round(percentile(walls["cold"], 0.5) / p_med, 2),
+            "runs": runs,
+            "bad": bad,
+        }
+
     def phases(self, runs: int) -> Dict[str, Any]:
         self.log(f"phases: {runs} x claude-print --trace")
         rows: Dict[str, List[Optional[float]]] = {}
@@ -1192,6 +1246,17 @@ class Bench:
 # --- machine, table, main -------------------------------------------------
 
 
+def _await_keeper(keepers: Path, limit: float = 60.0) -> None:
+    """Until every keeper there waits at its input box (its lock file says "ready")."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        locks = list(keepers.glob("warm-*.lock"))
+        with contextlib.suppress(OSError):
+            if all(lock.read_bytes() == b"ready\n" for lock in locks):
+                return
+        time.sleep(0.01)
+
+
 def machine() -> Dict[str, Any]:
     try:
         uname = subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip()
@@ -1239,8 +1304,26 @@ def fmt(stats: Stats, unit: str = "ms") -> str:
     return f"{stats['median']:7.1f} ms (p90 {stats['p90']:.1f}, n={stats['n']})"
 
 
+def print_warm(r: Dict[str, Any]) -> None:
+    warm = r.get("warm")
+    if not warm:
+        return
+    w = sys.stdout.write
+    w(f"\nwarm start ({r['claude_code_version']}, {warm['runs']} paired runs, rotating)\n")
+    w(f"  claude -p            {fmt(warm['claude_p']['wall_ms'])}\n")
+    w(f"  claude-print --warm  {fmt(warm['warm']['wall_ms'])}  ({warm['warm']['adopted']} adopted)")
+    w(f"  {warm['warm_ratio_median']}x claude -p\n")
+    w(f"  claude-print cold    {fmt(warm['cold']['wall_ms'])}  {warm['cold_ratio_median']}x\n")
+    w(f"  warm: start -> request at the API  {fmt(warm['warm']['request_ms'])}\n")
+    if warm["bad"]:
+        w(f"  WRONG: {warm['bad']}\n")
+
+
 def print_table(r: Dict[str, Any]) -> None:
     w = sys.stdout.write
+    if "e2e" not in r:
+        print_warm(r)
+        return
     e2e = r["e2e"]
     w(f"\nclaude-print benchmark  {r['date']}  {r['claude_code_version']}\n")
     w(
@@ -1422,6 +1505,10 @@ def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Di
             },
             "settings": {"runs": runs, "parallel": par, "quick": args.quick, "wait_s": wait},
         }
+        if args.warm_only:
+            result["warm"] = bench.warm(max(runs, 7))
+            result["bench_seconds"] = round(time.monotonic() - started, 1)
+            return result
         result["e2e"] = bench.e2e(runs)
         result["floor"] = bench.floor()
         result["phases"] = bench.phases(runs)
@@ -1429,6 +1516,7 @@ def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Di
         result["cpu_rss"] = bench.cpu_rss(runs)
         result["fleet"] = bench.fleet(1 if args.quick else 3, wait, window)
         result["parallel"] = bench.parallel(par)
+        result["warm"] = bench.warm(max(runs, 7))
         time.sleep(0.2)
         result["leftovers"] = bench.leftovers()
         bench.log("done", own_batch_running=True)
@@ -1468,6 +1556,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="all releases' results (each also goes to bench/results-RELEASE.json)",
     )
     p.add_argument("--keep", action="store_true", help="keep the temp dir")
+    p.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="only the warm-start pairs (issue 23): claude -p, --warm and cold, >= 7 runs",
+    )
     args = p.parse_args(argv)
     runs = args.runs or (3 if args.quick else 15)
     par = args.parallel or (4 if args.quick else 20)
@@ -1484,6 +1577,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         version = result["claude_code_version"].split()[0]
         results[version] = result
         print_table(result)
+        if "e2e" in result:
+            print_warm(result)
         if not args.claude:
             path = ROOT / "bench" / f"results-{version}.json"
             path.write_text(json.dumps(result, indent=2) + "\n")

@@ -391,6 +391,7 @@ class Session:
         """Run the event loop until `step(now)` returns a value (the phase's outcome)."""
         assert self.child is not None and self.relay is not None
         child, relay, keys = self.child, self.relay, self.keys
+        first = True  # a new phase is asked at once, not after the next wake-up
         while True:
             now = time.monotonic()
             self.signals.check()
@@ -403,7 +404,9 @@ class Session:
             if self.channel is not None and self.channel.reading:
                 readers.append(self.channel.fd)
             writers = [child.fd] if keys.outbox else []
-            ready_r, ready_w, _ = select.select(readers, writers, [], self._wait_time(now))
+            wait = 0.0 if first else self._wait_time(now)
+            first = False
+            ready_r, ready_w, _ = select.select(readers, writers, [], wait)
             now = time.monotonic()
             if self.signals.fd in ready_r:
                 self.signals.drain()
