@@ -1579,7 +1579,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print_table(result)
         if "e2e" in result:
             print_warm(result)
-        if not args.claude:
+        if not args.claude and not args.warm_only:  # a part must not replace the whole
             path = ROOT / "bench" / f"results-{version}.json"
             path.write_text(json.dumps(result, indent=2) + "\n")
     Path(args.out).write_text(json.dumps({"releases": results}, indent=2) + "\n")
