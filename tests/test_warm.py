@@ -57,6 +57,30 @@ def run_warm(
     )
 
 
+def warm_up(sandbox: Sandbox, env: Optional[Dict[str, str]] = None) -> Path:
+    """`claude-print --warm-up` (exit 0, nothing printed); its keeper's socket."""
+    done = run_claude_print(
+        sandbox, ["--warm-up"], binary=MOCK, env=warm_env(sandbox, **(env or {}))
+    )
+    assert_exit(done, 0)
+    assert done.stdout == b""
+    return wait_for_keeper(sandbox)
+
+
+def start_warm(
+    sandbox: Sandbox, args: List[str], env: Optional[Dict[str, str]] = None
+) -> subprocess.Popen[bytes]:
+    """A --warm --trace run in the background, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm", "--trace", *args],
+        cwd=sandbox.project,
+        env=sandbox.env(**warm_env(sandbox, **(env or {}))),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 def sockets(sandbox: Sandbox) -> List[Path]:
     return sorted((run_dir(sandbox) / "claude-print").glob("warm-*.sock"))
 
@@ -183,14 +207,7 @@ def test_timeout_counts_from_the_runs_start(warm_sandbox: Sandbox) -> None:
     env = {"MOCK_CLAUDE_SCENARIO": "hang"}
     assert_exit(run_warm(warm_sandbox, ["--timeout", "3", "hi"], env=env), 124)
     assert not sockets(warm_sandbox)  # a failed run leaves no keeper
-    subprocess.run(
-        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up", "--trace"],
-        cwd=warm_sandbox.project,
-        env=warm_sandbox.env(**warm_env(warm_sandbox, **env)),
-        check=True,
-        timeout=RUN_TIMEOUT,
-    )
-    wait_for_keeper(warm_sandbox)
+    warm_up(warm_sandbox, env)
     proc = run_warm(warm_sandbox, ["--timeout", "3", "hi"], env=env)
     assert_exit(proc, 124)
     assert was_warm(proc)
@@ -198,16 +215,7 @@ def test_timeout_counts_from_the_runs_start(warm_sandbox: Sandbox) -> None:
 
 
 def test_warm_up_then_run(warm_sandbox: Sandbox) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up"],
-        cwd=warm_sandbox.project,
-        env=warm_sandbox.env(**warm_env(warm_sandbox)),
-        capture_output=True,
-        timeout=RUN_TIMEOUT,
-    )
-    assert_exit(done, 0)
-    assert done.stdout == b""
-    wait_for_keeper(warm_sandbox)
+    warm_up(warm_sandbox)
     proc = run_claude_print(
         warm_sandbox, ["--warm", "--trace", "What is 2+2?"], binary=MOCK, env=warm_env(warm_sandbox)
     )
@@ -278,36 +286,10 @@ def test_a_killed_keeper_takes_its_tui_along(warm_sandbox: Sandbox) -> None:
 
 
 def test_a_caller_killed_mid_run_ends_the_keepers_run(warm_sandbox: Sandbox) -> None:
-    env = warm_env(warm_sandbox, MOCK_CLAUDE_SCENARIO="hang")
+    env = {"MOCK_CLAUDE_SCENARIO": "hang"}
     assert_exit(run_warm(warm_sandbox, ["--timeout", "2", "hi"], env=env), 124)
-    subprocess.run(
-        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm-up"],
-        cwd=warm_sandbox.project,
-        env=warm_sandbox.env(**env),
-        check=True,
-        timeout=RUN_TIMEOUT,
-    )
-    path = wait_for_keeper(warm_sandbox)
-    keeper = keeper_pid(path)
-    caller = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "claude_print",
-            "--claude-binary",
-            MOCK,
-            "--warm",
-            "--trace",
-            "--timeout",
-            "60",
-            "hi",
-        ],
-        cwd=warm_sandbox.project,
-        env=warm_sandbox.env(**env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    keeper = keeper_pid(warm_up(warm_sandbox, env))
+    caller = start_warm(warm_sandbox, ["--timeout", "60", "hi"], env)
     assert caller.stderr is not None
     line = b""
     while b"runs the prompt" not in line:
@@ -322,26 +304,7 @@ def test_a_caller_killed_mid_run_ends_the_keepers_run(warm_sandbox: Sandbox) -> 
 def test_parallel_warm_and_cold_runs_all_answer(warm_sandbox: Sandbox) -> None:
     assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
     wait_for_keeper(warm_sandbox)
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "claude_print",
-                "--claude-binary",
-                MOCK,
-                "--warm",
-                "--trace",
-                f"What is 2+2? ({i})",
-            ],
-            cwd=warm_sandbox.project,
-            env=warm_sandbox.env(**warm_env(warm_sandbox)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for i in range(12)
-    ]
+    procs = [start_warm(warm_sandbox, [f"What is 2+2? ({i})"]) for i in range(12)]
     outs = [p.communicate(timeout=RUN_TIMEOUT * 2) for p in procs]
     for proc, (out, err) in zip(procs, outs):
         assert proc.returncode == 0, err.decode()[-2000:]
