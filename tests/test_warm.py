@@ -115,6 +115,21 @@ def keeper_pid(path: Path) -> int:
     raise AssertionError(f"no process holds {path.with_suffix('.lock')}")
 
 
+def keepers(sandbox: Sandbox) -> List[str]:
+    """Processes working in the sandbox's project: a keeper is a fork of its run, so its
+    command line names nothing of the sandbox until its TUI starts (and it may not even
+    have bound its socket yet when the run has ended)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) != os.getpid():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/cwd") == str(sandbox.project):
+                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state != "Z":
+                        found.append(f"pid {pid} in the project")
+    return found
+
+
 def stop_keepers(sandbox: Sandbox) -> None:
     """A connection without a request ends a keeper; then nothing may be left."""
     seen: List[str] = []
@@ -130,7 +145,7 @@ def stop_keepers(sandbox: Sandbox) -> None:
                     stopped.add(bound)
                     with socket.socket(socket.AF_UNIX) as sock:
                         sock.connect(str(path))
-        seen[:] = [*sandbox.leftovers(), *map(str, sockets(sandbox))]
+        seen[:] = [*sandbox.leftovers(), *map(str, sockets(sandbox)), *keepers(sandbox)]
         return not seen
 
     wait_until("no keeper and no TUI left", clean, detail=lambda: str(seen))
