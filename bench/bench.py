@@ -903,6 +903,11 @@ class Bench:
                     if not self.correct(m, prompt):
                         bad.append(f"{which}: rc={m.returncode} err={m.stderr[-300:]!r}")
         finally:
+            # The last warm run's keeper may still be on its way: let it come, then stop it.
+            deadline = time.monotonic() + 5.0
+            while not list(keepers.glob("warm-*.sock")) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            _await_keeper(keepers)
             for sock in keepers.glob("warm-*.sock"):  # a connection without a request
                 with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as conn:
                     conn.connect(str(sock))
