@@ -39,7 +39,7 @@ def take(
     cwd: str,
     environ: Mapping[str, str],
     today: Callable[[], str] = lambda: time.strftime("%Y-%m-%d"),
-    git: Optional[Callable[[str], bytes]] = None,
+    git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
 ) -> str:
     """The fingerprint of what a TUI started now in `cwd` would read."""
     digest = hashlib.sha256()
@@ -53,7 +53,7 @@ def _parts(
     cwd: str,
     environ: Mapping[str, str],
     today: Callable[[], str],
-    git: Callable[[str], bytes],
+    git: Callable[[str, Mapping[str, str]], bytes],
 ) -> Iterator[str]:
     yield "date " + today()
     home = environ.get("HOME") or os.path.expanduser("~")
@@ -74,7 +74,7 @@ def _parts(
             yield from _tree(os.path.join(base, tree))
     for name in (".gitconfig", os.path.join(".config", "git", "config")):
         yield _file(os.path.join(home, name))  # the git user name of the system prompt
-    yield "git " + hashlib.sha256(git(cwd)).hexdigest()
+    yield "git " + hashlib.sha256(git(cwd, environ)).hexdigest()
 
 
 def _upwards(cwd: str) -> List[str]:
@@ -123,10 +123,10 @@ def _tree(root: str) -> Iterator[str]:
             yield f"{path} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
 
 
-def git_state(cwd: str) -> bytes:
+def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
     """Branch, HEAD and status as `git status` shows them (what the system prompt's git
     section is made from), without taking git's optional index lock."""
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    env = dict(environ, GIT_OPTIONAL_LOCKS="0")  # the TUI's git runs in this environment
     try:
         done = subprocess.run(
             ["git", "status", "--porcelain=v2", "--branch", "-z"],

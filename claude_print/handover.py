@@ -102,7 +102,7 @@ def receive(sock: socket.socket) -> Tuple[Optional[Dict[str, Any]], List[int]]:
     if size > MAX_MESSAGE:
         _close_all(fds)
         raise ClaudePrintError(f"warm start: a message of {size} bytes is over the limit")
-    body = b""
+    body = bytearray()
     while len(body) < size:
         chunk = sock.recv(min(size - len(body), 1 << 20))
         if not chunk:

@@ -221,7 +221,6 @@ def _let_go_of_output() -> None:
 
 
 def _accept(listener: socket.socket) -> Optional[socket.socket]:
-    listener.setblocking(False)
     try:
         conn, _ = listener.accept()
     except (BlockingIOError, InterruptedError):
@@ -238,6 +237,7 @@ def _listen(path: str) -> socket.socket:
         listener.bind(path)
         os.chmod(path, 0o600)
         listener.listen(8)
+        listener.setblocking(False)  # accepted from the pump, once it says there is one
     except OSError:
         listener.close()
         raise
