@@ -21,12 +21,13 @@ DONE = "switched"
 
 
 def mode_on_screen(lines: List[str]) -> Optional[str]:
-    """The permission mode the ready REPL's footer shows (None: not ready)."""
+    """The permission mode the ready REPL's footer shows (None: not ready). Only the
+    footer is read: the mode's words in an answer above the box do not count."""
     if screens.classify(lines).kind != "ready":
         return None
-    text = "\n".join(lines)
+    footer = "\n".join(screens.footer_lines(lines))
     for mode, marker in contract.MODE_FOOTERS.items():
-        if marker in text:
+        if marker in footer:
             return mode
     return "default"  # "? for shortcuts" alone, up to 2.1.2xx
 

@@ -10,7 +10,7 @@ send are computed from where the caret is.
 from __future__ import annotations
 
 import re
-from typing import List, NamedTuple, Optional, Sequence
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from claude_print import contract
 
@@ -121,15 +121,37 @@ def _list_lines(lines: List[str], order: range, column: int) -> List[str]:
 
 
 def is_ready(lines: List[str]) -> bool:
-    """The REPL's input box: a caret line between two rules, and the shortcuts footer."""
-    footer = any(marker in line for line in lines for marker in contract.READY_FOOTERS)
-    return footer and input_box_text(lines) is not None
+    """The REPL's input box: a caret line between two rules, and the shortcuts footer
+    under it (read there only: an answer that quotes the footer's words is not one)."""
+    footer = footer_lines(lines)
+    return any(marker in line for line in footer for marker in contract.READY_FOOTERS)
 
 
 def is_idle(lines: List[str]) -> bool:
     """The input box is drawn and no turn is running (whatever the box holds)."""
     busy = any(contract.BUSY_FOOTER in line for line in lines)
     return not busy and input_box_text(lines) is not None
+
+
+def footer_lines(lines: List[str]) -> List[str]:
+    """The lines under the input box's closing rule, where the REPL draws its footer
+    (the permission mode, "? for shortcuts"); [] when no box is drawn. State read off
+    the screen is read here, never from the whole screen, where model text can say
+    anything ("accept edits on" in an answer is not the footer)."""
+    box = _input_box(lines)
+    return [] if box is None else lines[box[1] + 1 :]
+
+
+def _input_box(lines: List[str]) -> Optional[Tuple[int, int]]:
+    """(caret line, closing rule) of the REPL's input box: the lowest caret line right
+    under a rule, up to the next rule; None when not drawn."""
+    for i in range(len(lines) - 1, 0, -1):
+        if lines[i].lstrip().startswith(contract.CARET) and _is_rule(lines[i - 1]):
+            for end in range(i + 1, len(lines)):
+                if _is_rule(lines[end]):
+                    return i, end
+            return None
+    return None
 
 
 def input_box_text(lines: List[str]) -> Optional[str]:
@@ -140,14 +162,11 @@ def input_box_text(lines: List[str]) -> Optional[str]:
     paste, "paste again to expand" after one over 800 characters, which shows as
     "[Pasted text #1 +N lines]").
     """
-    for i in range(len(lines) - 1, 0, -1):
-        if lines[i].lstrip().startswith(contract.CARET) and _is_rule(lines[i - 1]):
-            for end in range(i + 1, len(lines)):
-                if _is_rule(lines[end]):
-                    box = "\n".join(lines[i:end]).lstrip()[len(contract.CARET) :]
-                    return box.strip()
-            return None
-    return None
+    box = _input_box(lines)
+    if box is None:
+        return None
+    start, end = box
+    return "\n".join(lines[start:end]).lstrip()[len(contract.CARET) :].strip()
 
 
 def _is_rule(line: str) -> bool:

@@ -74,3 +74,40 @@ def test_a_footer_that_never_gets_there_fails_with_the_screen() -> None:
             if switch.step(now, screen(CYCLE[0]), keys) is not None:
                 keys.last_key = now
             now += 2.0
+
+
+ANSWERS = [  # an answer above the box that says the words of every footer
+    "Noted: accept edits on",
+    "⏵⏵ bypass permissions on (shift+tab to cycle)",
+    "plan mode on · auto mode on · manual mode on",
+    "? for shortcuts",
+]
+
+
+@pytest.mark.parametrize(
+    ("footer", "mode"),
+    [
+        ("? for shortcuts", "default"),
+        ("⏵⏵ accept edits on (shift+tab to cycle)", "acceptEdits"),
+        ("⏵⏵ bypass permissions on (shift+tab to cycle)", "bypassPermissions"),
+        ("⏸ plan mode on (shift+tab to cycle)", "plan"),
+    ],
+)
+@pytest.mark.parametrize("answer", ANSWERS)
+def test_words_in_the_answer_are_not_the_footer(footer: str, mode: str, answer: str) -> None:
+    """Issue 29 item 5: a turn-1 answer saying "accept edits on" made a bypass session
+    count as switched with 0 Shift+Tab. The footer under the box is read, nothing else."""
+    lines = ["⏺ " + answer, "", *screen(footer)]
+    assert mode_on_screen(lines) == mode
+
+
+def test_a_switch_is_not_done_by_an_answer_that_names_the_target() -> None:
+    keys = Keyboard(0.0)
+    switch = ModeSwitch("acceptEdits", lambda what, lines: ClaudePrintError(what), print)
+    lines = ["⏺ Noted: accept edits on", *screen("⏵⏵ bypass permissions on (shift+tab to cycle)")]
+    assert switch.step(5.0, lines, keys) == contract.KEY_SHIFT_TAB
+
+
+def test_no_footer_under_the_box_is_not_ready() -> None:
+    lines = ["⏺ ? for shortcuts (shift+tab to cycle)", RULE, contract.CARET + " ", RULE]
+    assert mode_on_screen(lines) is None
