@@ -257,22 +257,29 @@ class Session:
 
     def _answered_here(self, turn: Turn, error: str = "") -> Optional[int]:
         """A prompt that never reaches the TUI: refused (its text would act as keys, or
-        its command would change the user's settings), or one `claude -p` answers
-        without a model turn (a panel command). None: it goes to the TUI."""
-        from claude_print.slash import print_mode_answer, settings_refusal
+        it names a command the TUI would run otherwise than `claude -p`), or one that
+        `claude -p` answers without a model turn (`slash.decide`). None: it goes in."""
+        from claude_print import slash
 
         paste = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
-        refusal = error or settings_refusal(turn.prompt) or paste
+        if not self.facts.version and slash.names_a_command(turn.prompt):
+            # The rules are per release: ask the binary (a process start, only here).
+            version = release.claude_version(self.options.claude_binary)
+            self.facts = contract.facts_for(version)
+            self.emitter.release = version
+        decision = slash.decide(turn.prompt, self.facts.version, os.getcwd(), dict(os.environ))
+        if decision.kind == slash.REFUSE:
+            self.trace(f"/{decision.command}: refused by the slash-command rules")
+        refusal = error or paste or (decision.text if decision.kind == slash.REFUSE else "")
         if refusal:
             if not self.multi_turn:
                 raise ClaudePrintError(refusal)
             return self._refuse_turn(turn, refusal)
-        answer = print_mode_answer(turn.prompt)
-        if answer is None:
+        if decision.kind != slash.ANSWER:
             return None
         self.turn = turn
-        self.trace(f"{turn.prompt.strip()}: answered as claude -p does")
-        code = self._end(ended_early(answer, self.trace))
+        self.trace(f"/{decision.command}: answered as claude -p {self.facts.version} does")
+        code = self._end(ended_early(decision.text, self.trace))
         turn.done = True
         return code
 

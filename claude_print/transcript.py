@@ -529,7 +529,11 @@ def summarise(records: List[Record]) -> TurnSummary:
                         summary.tool_uses.append(use)
                     tool_uses[block["id"]] = use
         elif kind == "user" and record is not prompt:
-            summary.num_turns += 1  # claude -p counts every user message after the prompt
+            # claude -p counts every user message after the prompt, but for what the
+            # prompt itself became: a custom command's expansion is a meta message before
+            # any answer (measured on 2.1.332: /hello is 1 turn in claude -p).
+            if not (record.get("isMeta") and not answers):
+                summary.num_turns += 1
             last_message = record
             decision = record.get("permissionDecision")
             if isinstance(decision, dict) and decision.get("decision") == "reject":

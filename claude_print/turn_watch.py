@@ -75,6 +75,11 @@ def ended_early(
     return Verdict(done, lambda ctx: turn_end.stopped_by_hook(done, ctx, message))
 
 
+# How the TUI answers a command name it does not know ("Unknown skill: x" on 2.1.332,
+# "Unknown command: /x" on 2.1.197).
+UNKNOWN_COMMAND = ("Unknown skill", "Unknown command")
+
+
 class TurnWatch:
     def __init__(
         self,
@@ -150,8 +155,16 @@ class TurnWatch:
         stopped = prompt_stopped(records)
         if stopped is not None:
             return ended_early(stopped, self.trace)
-        said = local_output(records) if turn.prompt.startswith("/") else None
-        if said is not None:  # a slash command the TUI ran itself: claude -p's 0-turn result
+        said = local_output(records) if turn.prompt.lstrip().startswith("/") else None
+        if said is not None and said.startswith(UNKNOWN_COMMAND):
+            # Only custom commands reach the TUI (slash.decide): this one is not there,
+            # and claude -p would have sent the prompt to the model as text.
+            raise self.fail(
+                f"Claude Code has no command by that name here (the TUI said: {said}); "
+                "claude -p would send the prompt to the model as text",
+                self.screen(),
+            )
+        if said is not None:  # a custom command the TUI ran itself: its 0-turn result
             return ended_early(said, self.trace)
         self._check_prompt_arrived(now)
         self._check_stuck_dialog(now)

@@ -354,3 +354,23 @@ def test_js_hash_matches_java_semantics() -> None:
     assert tr._js_string_hash("a") == 97
     assert tr._js_string_hash("hello") == 99162322  # Java "hello".hashCode()
     assert tr._js_string_hash("polygenelubricants") == -(2**31)  # Java: Integer.MIN_VALUE
+
+
+def _user(uuid: str, content: Any, meta: bool = False) -> Dict[str, Any]:
+    record = {"type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+    return {**record, "isMeta": True} if meta else record
+
+
+def test_a_custom_command_s_expansion_is_not_a_turn() -> None:
+    """The TUI records `/hello with arguments` as the command, then its expansion as a
+    meta user message before the answer (2.1.332); claude -p says num_turns 1."""
+    answer = {
+        "type": "assistant",
+        "uuid": "a1",
+        "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "A"}]},
+    }
+    expansion = [{"type": "text", "text": "Say hello to with arguments\n"}]
+    records = [_user("u1", "<command-name>/hello</command-name>"), _user("u2", expansion, True)]
+    assert tr.summarise([*records, answer]).num_turns == 1
+    later = _user("u3", "later", True)
+    assert tr.summarise([*records, answer, later]).num_turns == 2  # after an answer it counts

@@ -1,0 +1,141 @@
+"""Slash prompts against the real thing (issue 29): claude-print beside that release's
+`claude -p`, each in its own HOME and work dir with a stored login, comparing exit code,
+output and side effects (the files a run creates, changes or deletes outside Claude
+Code's session bookkeeping, tests/slash_space.BOOKKEEPING).
+
+What claude-print must do is read off `claude -p`'s live answer, never off claude-print's
+own tables: a panel command's "isn't available" answer is given as is; a prompt that
+names no built-in command (a path, a custom command) goes through the TUI and must come
+out the same; everything else is refused with exit 2, nothing started, nothing changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+from conftest import Sandbox, run_claude_p, run_claude_print
+from fake_api import FakeApiServer, seed_home
+from slash_space import side_effects, snapshot
+from test_e2e_real import assert_exit
+
+pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
+
+UNAVAILABLE = re.compile(r"/[a-z][a-z0-9-]* isn't available in this environment\.")
+UNKNOWN = re.compile(r"Unknown command: /\S+")  # 2.1.197's claude -p, for a name it lacks
+CREDENTIALS = {
+    "claudeAiOauth": {
+        "accessToken": "sk-ant-oat01-e2e-slash",
+        "refreshToken": "sk-ant-ort01-e2e-slash",
+        "expiresAt": 4102444800000,
+        "scopes": ["user:inference"],
+        "subscriptionType": "max",
+    }
+}
+# Prompts that name no built-in command: through the TUI, and the same as claude -p.
+SAME = [
+    "/etc/hosts what is it",
+    "/hello",  # the project's .claude/commands/hello.md
+    "/hello with arguments",
+]
+# The issue's cases, and one of each kind the capture found (scripts/capture-slash).
+PROMPTS = [
+    *SAME,
+    "/logout now",
+    "/logout",
+    "/logout\x7f",
+    "/LOGOUT",
+    "/Logout now",
+    "/export out.txt",
+    "/status now",
+    "/add-dir /tmp",
+    "/help",
+    "/model",
+    "/model claude-sonnet-4-5",
+    "/cost",
+    "/vim on",
+    "/upgrade x",
+    "/release-notes x",
+    "/clear",
+    "/heapdump",
+    "/nosuchcommand",
+    "  /logout  ",
+    "/logout\nnow",
+]
+
+
+def prepare(root: Path, api: FakeApiServer) -> Sandbox:
+    """A sandbox with a stored login (a /logout would delete it) and a custom command."""
+    home, project, tmp = root / "home", root / "project", root / "tmp"
+    for folder in (home, project, tmp):
+        folder.mkdir(parents=True)
+    seed_home(home)
+    (home / ".claude").mkdir()
+    credentials = home / ".claude" / ".credentials.json"
+    credentials.write_text(json.dumps(CREDENTIALS))
+    credentials.chmod(0o600)
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "hello.md").write_text("Say hello to $ARGUMENTS\n")
+    return Sandbox(home, project, tmp, api.url)
+
+
+def changes(sandbox: Sandbox, run: Any) -> Tuple[subprocess.CompletedProcess[bytes], List[str]]:
+    root = sandbox.home.parent
+    before = snapshot(root)
+    proc = run()
+    return proc, side_effects(before, snapshot(root))
+
+
+def expectation(prompt: str, theirs: Dict[str, Any]) -> str:
+    """What claude-print must do, from claude -p's live answer."""
+    if prompt in SAME:
+        return "same"
+    local = theirs.get("num_turns") == 0 and not theirs.get("is_error")
+    if local and (UNAVAILABLE.fullmatch(theirs["result"]) or UNKNOWN.fullmatch(theirs["result"])):
+        return "answer"
+    return "refuse"
+
+
+@pytest.mark.parametrize("prompt", PROMPTS, ids=[json.dumps(p)[1:-1] for p in PROMPTS])
+def test_slash_prompt_as_claude_p(
+    tmp_path: Path,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    real_claude: str,
+    prompt: str,
+) -> None:
+    ours_box, theirs_box = prepare(tmp_path / "ours", fake_api), prepare(tmp_path / "p", oracle_api)
+    words = ["--output-format", "json", "--", prompt]
+    theirs, their_changes = changes(
+        theirs_box, lambda: run_claude_p(theirs_box, real_claude, words)
+    )
+    assert theirs.returncode == 0, theirs.stderr.decode()
+    their_result = json.loads(theirs.stdout)
+    ours, our_changes = changes(
+        ours_box,
+        lambda: run_claude_print(
+            ours_box, ["--claude-binary", real_claude, "--timeout", "90", *words]
+        ),
+    )
+    expected = expectation(prompt, their_result)
+    if expected == "refuse":
+        assert_exit(ours, 2)
+        refused = json.loads(ours.stdout)
+        assert (refused["subtype"], refused["is_error"]) == ("error_during_execution", True)
+        assert "claude-print does not send it to the TUI" in refused["errors"][0]
+        assert our_changes == [], our_changes
+        assert ours_box.transcripts() == []  # the TUI never started
+        return
+    assert_exit(ours, theirs.returncode)
+    mine = json.loads(ours.stdout)
+    fields = ("subtype", "is_error", "num_turns", "result")
+    assert [mine[k] for k in fields] == [their_result[k] for k in fields]
+    assert our_changes == their_changes
+    if expected == "answer":
+        assert ours_box.transcripts() == []
+    assert ours_box.leftovers() == []
