@@ -3,9 +3,11 @@ claude-print, the real Claude Code TUI and `claude -p`."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -207,6 +209,15 @@ class Sandbox:
                 found.append(f"pid {pid} ({state}): {shown!r}")
         return found
 
+    def twin(self) -> Sandbox:
+        """A copy of this sandbox beside it (HOME, work dir, TMPDIR as they are now)."""
+        root = self.home.parent / "twin"
+        shutil.rmtree(root, ignore_errors=True)  # a second try starts afresh
+        for part in (self.home, self.project, self.tmp):
+            shutil.copytree(part, root / part.name, symlinks=True)
+        return Sandbox(root / self.home.name, root / self.project.name, root / self.tmp.name,
+                       self.api_url, self.oauth)  # fmt: skip
+
     def transcripts(self) -> List[Path]:
         return sorted((self.home / ".claude" / "projects").glob("*/*.jsonl"))
 
@@ -288,6 +299,15 @@ class Pair(NamedTuple):
     theirs: subprocess.CompletedProcess[bytes]
     our_requests: List[Dict[str, Any]]
     their_requests: List[Dict[str, Any]]
+    # With `twin=True`: the files each side created, changed or deleted under its HOME
+    # and work dir, outside the session bookkeeping (slash_space.side_effects).
+    our_changes: Optional[List[str]] = None
+    their_changes: Optional[List[str]] = None
+
+    def assert_same_side_effects(self) -> None:
+        assert self.our_changes == self.their_changes, (
+            f"claude-print changed {self.our_changes}, claude -p {self.their_changes}"
+        )
 
 
 def run_pair(
@@ -301,30 +321,44 @@ def run_pair(
     stdin: Optional[bytes] = None,
     their_stdin: Optional[bytes] = None,
     env: Optional[Dict[str, str]] = None,
+    twin: bool = False,
 ) -> Pair:
     """`claude-print OURS` and `claude -p THEIRS` side by side, each on its own fake API
-    (side requests aside). `their_stdin` defaults to `stdin`."""
+    (side requests aside). `their_stdin` defaults to `stdin`. With `twin`, claude -p runs
+    in a copy of the sandbox made first (HOME, work dir, TMPDIR), and each side's side
+    effects are kept in the Pair."""
+    from slash_space import side_effects, snapshot
+
     their_stdin = stdin if their_stdin is None else their_stdin
+    boxes = [sandbox, sandbox.twin() if twin else sandbox]
     runs = [
         ([sys.executable, "-m", "claude_print", "--claude-binary", binary, *ours], stdin, fake_api),
         ([binary, "-p", *theirs], their_stdin, oracle_api),
     ]
     starts = [len(api.requests) for _, _, api in runs]
+    before = [snapshot(box.home.parent) for box in boxes] if twin else []
     procs = [
         subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=sandbox.project,
-            env=sandbox.env(ANTHROPIC_BASE_URL=api.url, **(env or {})),
+            cwd=box.project,
+            env=box.env(ANTHROPIC_BASE_URL=api.url, **(env or {})),
         )
-        for argv, data, api in runs
+        for (argv, data, api), box in zip(runs, boxes)
     ]
+    # Both at once: claude -p gives up on a stdin that brings nothing in 3 s, so its
+    # input must not wait until claude-print has finished (a race under load).
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        talks = [
+            pool.submit(proc.communicate, data, RUN_TIMEOUT)
+            for proc, (_, data, _) in zip(procs, runs)
+        ]
     done = []
     try:
-        for proc, (argv, data, _) in zip(procs, runs):
-            out, err = proc.communicate(data, timeout=RUN_TIMEOUT)
+        for talk, proc, (argv, _, _) in zip(talks, procs, runs):
+            out, err = talk.result()
             done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
     finally:  # a hung side must not outlive the test (claude-print's own timeout is 1 h)
         for proc in procs:
@@ -335,4 +369,7 @@ def run_pair(
         [r for r in api.requests[start:] if not r["side"]]
         for start, (_, _, api) in zip(starts, runs)
     ]
-    return Pair(done[0], done[1], requests[0], requests[1])
+    if not twin:
+        return Pair(done[0], done[1], requests[0], requests[1])
+    changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
+    return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
