@@ -37,8 +37,9 @@ examples:
   claude-print --output-format stream-json --verbose "Fix the tests" | jq -c .type
   claude-print --check
 
-Defaults for --model, --timeout and --claude-binary can be set in
-$XDG_CONFIG_HOME/claude-print/config.toml (else ~/.config/claude-print/config.toml).
+Defaults can be set under [defaults] in $XDG_CONFIG_HOME/claude-print/config.toml
+(else ~/.config/claude-print/config.toml); its keys: model, max_turns, timeout_secs,
+inherit_hooks, claude_binary, warm, warm_idle_secs (README, "Config file").
 
 Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, 124 timeout,
 130 interrupted."""
