@@ -213,6 +213,12 @@ def _swallowed_prompt(args: argparse.Namespace) -> Optional[Tuple[str, str]]:
     for name, *values in reversed(getattr(args, "forwarded", [])):
         if name in many and values and " " in values[-1].strip():
             return name, values[-1]
+    # The ones claude-print acts on itself (--mcp-config, --file, --betas) keep their
+    # values on the namespace, not among the forwarded words.
+    for flag in flags.of_kind(flags.EMULATED):
+        values = getattr(args, flag.attribute, None) if flag.takes == flags.SOME else None
+        if isinstance(values, list) and values and " " in str(values[-1]).strip():
+            return flag.name, str(values[-1])
     return None
 
 
