@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import select
 import shlex
 import struct
@@ -171,10 +172,15 @@ def assert_same_images(
     assert ours.prose == [text + marks], release
     # Measured: 2.1.332 adds the line break when the text block came after the images.
     their_text = text + "\n" if release >= "2.1.332" and images_first else text
-    assert theirs.prose == [their_text], release
+    assert theirs.prose == ([their_text] if text else []), release
     # Each side's note names its own copy of each image (the TUI's on every release).
     assert len(ours.notes) == len(images), ours.notes
     assert len(theirs.notes) == (len(images) if release >= "2.1.332" else 0), theirs.notes
+    if release >= "2.1.332":  # the facts file's "[Image: source: <a temp path>]", last
+        for note in theirs.notes:
+            assert re.fullmatch(r"\[Image: source: /\S+/images/\d+\.(png|gif)\]", note), note
+        assert theirs.kinds[-len(images) :] == ["text"] * len(images)
+        assert theirs.texts[-len(images) :] == theirs.notes
     # The TUI puts its text block first, then the images.
     body = ours.kinds
     assert body[: len(images) + 1] == ["text"] + ["image"] * len(images), body
@@ -187,6 +193,7 @@ CASES = {
         [(RED, "image/png"), (GIF, "image/gif")],
         True,
     ),
+    "image_only": ("", [(RED, "image/png")], True),
     # The label is wrong: both go by the bytes.
     "mislabelled_gif": ("And this zebra one?", [(GIF, "image/png")], True),
 }
@@ -203,11 +210,8 @@ def test_a_stream_json_image_reaches_the_model_as_claude_p_sends_it(
 ) -> None:
     text, pictures, first = CASES[case]
     blocks = [image_block(data, label) for data, label in pictures]
-    content = (
-        [*blocks, {"type": "text", "text": text}]
-        if first
-        else [{"type": "text", "text": text}, *blocks]
-    )
+    words = [{"type": "text", "text": text}] if text else []
+    content = [*blocks, *words] if first else [*words, *blocks]
     message = user_message(content)
     ours_at, theirs_at = len(fake_api.requests), len(oracle_api.requests)
     mine = [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, *STREAMED]
