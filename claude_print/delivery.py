@@ -268,9 +268,14 @@ class Delivery:
             screen = lines()
             if placeholders(screens.input_box_text(screen) or "") < self.pasted:
                 if now - self.pasted_at >= GRACE:
+                    read = (
+                        "read it but did not take it (an image it cannot decode?)"
+                        if clipboard.served()
+                        else "never read it"
+                    )
                     raise self.fail(
                         f"Claude Code did not take image {self.pasted} of {len(self.images)} "
-                        f"from claude-print's clipboard within {GRACE:g}s",
+                        f"from claude-print's clipboard within {GRACE:g}s: it {read}",
                         screen,
                     )
                 # Not asked for yet, the TUI quiet: the key was lost. Pressed again only

@@ -21,6 +21,7 @@ import contextlib
 import os
 import re
 import shlex
+import struct
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 # Where the image goes and what the TUI is told it is: the two files of `Clipboard.dir`.
@@ -75,7 +76,34 @@ def from_block(block: Dict[str, Any]) -> Union[Image, str]:
             "an image block's data is not a PNG, JPEG, GIF or WebP image (the TUI takes "
             "no other kind)"
         )
+    if not whole(raw, found):
+        # The TUI would read it off the clipboard and drop it without a word (measured on
+        # 2.1.332 with a PNG signature and no chunks); claude -p sends the model
+        # "[Image could not be processed: ...]" in its place.
+        return (
+            f"an image block's data is not a whole {found} image (cut short or damaged): "
+            "Claude Code's input box cannot take it"
+        )
     return Image(found, raw)
+
+
+def whole(data: bytes, media_type: str) -> bool:
+    """The image's frame is there: its size in its header and its end marker (no pixel is
+    decoded: the TUI does that, and it drops an image it cannot decode)."""
+    if media_type == "image/png":
+        ok = len(data) >= 45 and data[12:16] == b"IHDR" and data[-8:-4] == b"IEND"
+        return ok and min(struct.unpack(">II", data[16:24])) > 0
+    if media_type == "image/gif":
+        return len(data) >= 14 and min(struct.unpack("<HH", data[6:10])) > 0 and data[-1:] == b";"
+    if media_type == "image/jpeg":
+        frame = re.search(b"\xff[\xc0-\xc3\xc5-\xc7\xc9-\xcb\xcd-\xcf]", data)
+        return frame is not None and data.rstrip(b"\x00")[-2:] == b"\xff\xd9"
+    # WebP: RIFF's length is the file's, and a VP8, VP8L or VP8X chunk comes first.
+    return (
+        len(data) >= 20
+        and struct.unpack("<I", data[4:8])[0] + 8 == len(data)
+        and data[12:16] in (b"VP8 ", b"VP8L", b"VP8X")
+    )
 
 
 def is_source_note(record: Dict[str, Any]) -> bool:

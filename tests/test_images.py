@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 from typing import List, Tuple
 
@@ -21,6 +23,7 @@ from claude_print.images import (
     placeholders,
     sniff,
     strip_placeholders,
+    whole,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
@@ -187,3 +190,59 @@ def test_the_tui_s_source_note_is_known() -> None:
     assert not is_source_note({**note, "isMeta": False})
     text = {"type": "text", "text": "look"}
     assert not is_source_note({**note, "message": {"content": [text]}})
+
+
+def real_png(width: int, height: int) -> bytes:
+    raw = b"".join(b"\x00" + b"\x10\x20\x30" * width for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+WHOLE = {
+    "image/png": real_png(3, 2),
+    "image/gif": bytes.fromhex(
+        "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
+    ),
+    # The frame's parts only (SOI, APP0, SOF0 of 1x1, SOS, EOI): what whole() reads.
+    "image/jpeg": bytes.fromhex(
+        "ffd8ffe000104a46494600010100000100010000ffc0000b080001000101011100"
+        "ffda0008010100003f00d2cf20ffd9"
+    ),
+    "image/webp": b"RIFF"
+    + struct.pack("<I", 4 + 8 + 10)
+    + b"WEBPVP8 "
+    + struct.pack("<I", 10)
+    + bytes(10),
+}
+
+
+@pytest.mark.parametrize("media_type", sorted(WHOLE))
+def test_an_image_cut_short_anywhere_is_refused(media_type: str) -> None:
+    data = WHOLE[media_type]
+    assert sniff(data) == media_type and whole(data, media_type)
+    for end in range(len(sniff_prefix(media_type)), len(data)):
+        assert not whole(data[:end], media_type), end
+
+
+def sniff_prefix(media_type: str) -> bytes:
+    return {
+        "image/png": b"\x89PNG\r\n\x1a\n",
+        "image/gif": b"GIF89a",
+        "image/jpeg": b"\xff\xd8\xff",
+        "image/webp": b"RIFF",
+    }[media_type]
+
+
+def test_a_png_of_no_pixels_is_refused() -> None:
+    empty = real_png(3, 2).replace(struct.pack(">II", 3, 2), struct.pack(">II", 0, 2), 1)
+    assert not whole(empty, "image/png")

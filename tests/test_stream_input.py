@@ -61,7 +61,9 @@ def image_block(data: bytes, media_type: str = "image/png") -> Dict[str, Any]:
 
 
 def test_user_text_takes_images_after_the_text_in_their_order() -> None:
-    gif = b"GIF89a" + bytes(20)
+    gif = bytes.fromhex(  # 1x1, written out
+        "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
+    )
     blocks = [image_block(PNG), {"type": "text", "text": "look"}, image_block(gif, "image/png")]
     text, problem, images = stream_input.user_text(user(blocks))
     assert (text, problem) == ("look", "")
@@ -84,6 +86,8 @@ def test_user_text_takes_images_after_the_text_in_their_order() -> None:
         ([image_block(b"")], "not a PNG, JPEG, GIF or WebP"),
         ([image_block(b"%PDF-1.4 not an image")], "not a PNG, JPEG, GIF or WebP"),
         ([image_block(b"RIFF\0\0\0\0WAVEfmt ")], "not a PNG, JPEG, GIF or WebP"),
+        ([image_block(PNG[:-12])], "not a whole image/png image (cut short or damaged)"),
+        ([image_block(b"\x89PNG\r\n\x1a\n" + b"x" * 70)], "not a whole image/png image"),
         (
             [{"type": "image", "source": {"type": "base64", "data": "iVBOR*w0"}}],
             "not valid base64",
