@@ -318,7 +318,7 @@ def test_a_lost_ctrl_v_is_pressed_again_only_if_the_clipboard_was_never_read() -
     assert clipboard.staged == [PNG]  # the same image, not staged again
     clipboard.read = True
     assert rig.step(delivery.RETRY_AFTER) is None  # read: a second paste would double it
-    with pytest.raises(ClaudePrintError, match="did not take image 1 of 2 .*: it read it but"):
+    with pytest.raises(ClaudePrintError, match=r"did not take image 1 of 2 .*: it read it but"):
         rig.step(delivery.GRACE)
 
 

@@ -335,3 +335,42 @@ def test_a_second_turn_s_image_marks_go_on(
     ]
     assert prose == ["First zebra.[Image #1]", "Second zebra.[Image #2]"], prose
     assert sandbox.leftovers() == []
+
+
+@pytest.mark.matrix
+def test_the_user_s_clipboard_tools_are_never_run(
+    sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str
+) -> None:
+    """With a display (X11 and Wayland, so the TUI asks wl-paste first on 2.1.332) and the
+    user's own xclip and wl-paste on PATH (stand-ins that log every call), an image turn
+    reaches the model and the user's tools are never run: no read, no copy."""
+    tools = sandbox.tmp / "user-bin"
+    tools.mkdir()
+    log = sandbox.tmp / "user-clipboard.log"
+    for tool in ("xclip", "wl-paste", "wl-copy", "xsel"):
+        script = tools / tool
+        script.write_text(f'#!/bin/sh\necho "{tool} $*" >> {shlex.quote(str(log))}\nexit 1\n')
+        script.chmod(0o755)
+    env = sandbox.env(
+        DISPLAY=":99",
+        WAYLAND_DISPLAY="wayland-99",
+        PATH=f"{tools}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        CLAUDE_PRINT_TRACE="1",
+    )
+    message = user_message(
+        [{"type": "text", "text": "Whose zebra?"}, image_block(RED, "image/png")]
+    )
+    start = len(fake_api.requests)
+    proc = subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, *STREAMED],
+        input=json.dumps(message).encode() + b"\n",
+        capture_output=True,
+        cwd=sandbox.project,
+        env=env,
+        timeout=RUN_TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-4000:]
+    view = View([r for r in fake_api.requests[start:] if not r["side"]])
+    assert view.images == [("image/png", RED)]
+    assert not log.exists(), log.read_text()
+    assert sandbox.leftovers() == []
