@@ -37,8 +37,9 @@ examples:
   claude-print --output-format stream-json --verbose "Fix the tests" | jq -c .type
   claude-print --check
 
-Defaults for --model, --timeout and --claude-binary can be set in
-$XDG_CONFIG_HOME/claude-print/config.toml (else ~/.config/claude-print/config.toml).
+Defaults can be set under [defaults] in $XDG_CONFIG_HOME/claude-print/config.toml
+(else ~/.config/claude-print/config.toml); its keys: model, max_turns, timeout_secs,
+inherit_hooks, claude_binary, warm, warm_idle_secs (README, "Config file").
 
 Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, 124 timeout,
 130 interrupted."""
@@ -212,6 +213,12 @@ def _swallowed_prompt(args: argparse.Namespace) -> Optional[Tuple[str, str]]:
     for name, *values in reversed(getattr(args, "forwarded", [])):
         if name in many and values and " " in values[-1].strip():
             return name, values[-1]
+    # The ones claude-print acts on itself (--mcp-config, --file, --betas) keep their
+    # values on the namespace, not among the forwarded words.
+    for flag in flags.of_kind(flags.EMULATED):
+        values = getattr(args, flag.attribute, None) if flag.takes == flags.SOME else None
+        if isinstance(values, list) and values and " " in str(values[-1]).strip():
+            return flag.name, str(values[-1])
     return None
 
 

@@ -94,6 +94,10 @@ KEY_ENTER = b"\r"
 # as typed, never wrapped in <pasted_content> tags like a large paste (2.1.330), and a
 # leading "!" stays plain text.
 KEY_EXTERNAL_EDITOR = b"\x07"
+# Ctrl+V: the input box reads an image from the clipboard (on Linux through `xclip` or
+# `wl-paste`, found on PATH) and shows "[Image #N] " at the cursor; the image goes to the
+# model as an image block after the text block (measured on 2.1.197, 2.1.270, 2.1.332).
+KEY_IMAGE_PASTE = b"\x16"
 # Esc stops a running turn (the Agent SDK's `interrupt`): no Stop hook fires; the
 # transcript gets a user record starting with INTERRUPTED_PREFIX.
 KEY_ESCAPE = b"\x1b"

@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import Callable, List, Optional, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 from claude_print import contract, screens
 from claude_print.errors import Fail
+from claude_print.images import PLACEHOLDER, Clipboard, Image, placeholders, strip_placeholders
 
 # Nothing confirmed this long after the last key, with the TUI quiet: the key was lost
 # (seen under CPU load), so it goes again, a bounded number of times. An extra Enter on
@@ -79,9 +80,20 @@ def sent_forms(prompt: str, method: str, facts: contract.Facts) -> List[str]:
     return forms
 
 
-def check_submitted(sent: str, prompt: str, method: str, facts: contract.Facts) -> Optional[str]:
+def check_submitted(
+    sent: str, prompt: str, method: str, facts: contract.Facts, images: int = 0
+) -> Optional[str]:
     """None when `sent` (UserPromptSubmit's prompt) is `prompt` as this release's box
-    sends it; else what differs, for the error message."""
+    sends it, followed by the marks of `images` pasted images; else what differs, for the
+    error message."""
+    text = strip_placeholders(sent, images)
+    if text is None:
+        shown = len(PLACEHOLDER.findall(sent))
+        return (
+            f"Claude Code was about to send {shown} image(s) where {images} were given "
+            f"(the input box held {sent[-60:]!r})"
+        )
+    sent = text
     if method == "paste" and facts.paste_wraps:
         match = _WRAPPED.match(sent)
         if match:
@@ -183,8 +195,16 @@ class Delivery:
         fail: Fail,
         trace: Callable[[str], None],
         started: float,
+        images: Sequence[Image] = (),
+        clipboard: Optional[Clipboard] = None,
     ) -> None:
         self.prompt = prompt
+        # Pasted after the text, one Ctrl+V each from claude-print's clipboard (images.py).
+        self.images = list(images)
+        self.clipboard = clipboard
+        self.pasted = 0  # images staged and Ctrl+V pressed for
+        self.pasted_at = 0.0  # the last Ctrl+V
+        self.image_keys = 0  # Ctrl+V presses for the current image
         self.method = method
         self.facts = facts
         self.stage = stage  # puts text where the editor script finds it
@@ -214,12 +234,15 @@ class Delivery:
                 # comes while it still works on it is held and replayed after it.
                 if last_output > self.loading_at or now - self.loading_at >= REDRAW_WAIT:
                     self.loaded_at = now
-                    return self._enter(now, "the TUI has drawn the paste; pressing Enter")
+                    if not self.images:
+                        return self._enter(now, "the TUI has drawn the paste; pressing Enter")
                 return None
             return self._reload(now, lines, quiet)
         if self.enter_at is None:
             if last_output <= self.loaded_at and now - self.loaded_at < REDRAW_WAIT:
                 return None  # the TUI has not drawn the loaded text yet
+            if self.images:
+                return self._paste_images(now, lines, quiet)
             return self._enter(now, "pressing Enter")
         if now - self.enter_at >= RETRY_AFTER and quiet >= RETRY_QUIET and self.enters < TRIES:
             return self._enter(now, "no UserPromptSubmit yet; pressing Enter again")
@@ -230,6 +253,57 @@ class Delivery:
                 lines(),
             )
         return None
+
+    def _paste_images(self, now: float, lines: Lines, quiet: float) -> Optional[bytes]:
+        """The text is in: one Ctrl+V per image, each once the TUI shows the one before
+        ("[Image #N]" in the box), then Enter."""
+        clipboard = self.clipboard
+        if clipboard is None:
+            raise self.fail(
+                "this message has images, but claude-print's clipboard could not be set up "
+                "(is there a ':' in the temp dir's path?)",
+                lines(),
+            )
+        if self.pasted:
+            screen = lines()
+            if placeholders(screens.input_box_text(screen) or "") < self.pasted:
+                if now - self.pasted_at >= GRACE:
+                    read = (
+                        "read it but did not take it (an image it cannot decode?)"
+                        if clipboard.served()
+                        else "never read it"
+                    )
+                    raise self.fail(
+                        f"Claude Code did not take image {self.pasted} of {len(self.images)} "
+                        f"from claude-print's clipboard within {GRACE:g}s: it {read}",
+                        screen,
+                    )
+                # Not asked for yet, the TUI quiet: the key was lost. Pressed again only
+                # then: a second Ctrl+V after a read would paste the image twice.
+                if (
+                    not clipboard.served()
+                    and now - self.pasted_at >= RETRY_AFTER
+                    and quiet >= RETRY_QUIET
+                    and self.image_keys < TRIES
+                ):
+                    self.image_keys += 1
+                    self.pasted_at = now
+                    self.trace("the clipboard was not read; pressing Ctrl+V again")
+                    return contract.KEY_IMAGE_PASTE
+                return None
+        if self.pasted < len(self.images):
+            image = self.images[self.pasted]
+            clipboard.stage(image)
+            self.pasted += 1
+            self.pasted_at = now
+            self.image_keys = 1
+            self.trace(
+                f"pasting image {self.pasted} of {len(self.images)} "
+                f"({image.media_type}, {len(image.data)} bytes) with Ctrl+V"
+            )
+            return contract.KEY_IMAGE_PASTE
+        clipboard.clear()
+        return self._enter(now, f"the TUI shows the {len(self.images)} image(s); pressing Enter")
 
     def editor_done(self, now: float) -> None:
         """The editor script has written the staged text into the box's file."""
@@ -244,7 +318,7 @@ class Delivery:
     def submitted(self, sent: str) -> Optional[str]:
         """UserPromptSubmit's prompt: None when it is ours (the turn may go on), else why
         not (the hook must block it)."""
-        problem = check_submitted(sent, self.prompt, self.method, self.facts)
+        problem = check_submitted(sent, self.prompt, self.method, self.facts, len(self.images))
         if problem is None:
             self.confirmed = True
             for note in normalisation_notes(self.prompt, self.method, self.facts):

@@ -221,8 +221,8 @@ FLAGS: Tuple[Flag, ...] = (
     ),
     _emu(
         ["--verbose"],
-        note="as claude -p: json prints every event as one JSON array; stream-json needs it "
-        "(claude-print's own traces are --trace)",
+        note="as claude -p: json prints every event as one JSON array; stream-json works "
+        "with or without it (claude -p requires it); claude-print's own traces are --trace",
     ),
     _emu(
         ["--input-format"],

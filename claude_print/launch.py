@@ -21,6 +21,7 @@ from typing import (
 from claude_print import contract, flags, permissions
 from claude_print.delivery import normalisation_notes, sent_forms
 from claude_print.errors import ClaudePrintError
+from claude_print.images import Clipboard
 from claude_print.pty_session import child_environment, scrubbed_names
 from claude_print.relay import USER_EDITOR_VAR, Relay
 from claude_print.turn_watch import Rules
@@ -41,6 +42,7 @@ class Launch(NamedTuple):
     argv: List[str]
     env: Dict[str, str]
     rules: Rules  # what every turn is watched with
+    clipboard: Optional[Clipboard] = None  # stream-json input: images go in by Ctrl+V
 
 
 def prepare(
@@ -77,6 +79,10 @@ def prepare(
         # multi-turn: the editor key also clears the box
         uses_editor = delivery == "editor" or channel is not None
         env = tui_environment(os.environ, options, relay, uses_editor)
+        clipboard = None
+        if channel is not None and os.pathsep not in relay.dir:  # a PATH entry
+            clipboard = private_clipboard(relay)
+            env["PATH"] = clipboard.path(env.get("PATH", ""))
         stream_json = options.output_format == "stream-json"
         rules = Rules(
             max_turns=options.max_turns or 0,
@@ -87,7 +93,7 @@ def prepare(
             # events go out as they come (json --verbose collects them the same way)
             streams=stream_json or (options.output_format == "json" and options.verbose),
         )
-        return Launch(relay, argv, env, rules)
+        return Launch(relay, argv, env, rules, clipboard)
     except BaseException:
         relay.close()
         raise
@@ -251,6 +257,17 @@ def build_argv(
     if delivery == "argv":
         argv += ["--", options.prompt]
     return argv
+
+
+def private_clipboard(relay: Relay) -> Clipboard:
+    """The clipboard tools stream-json images go in by (images.py), in the relay's dir."""
+    try:
+        return Clipboard(os.path.join(relay.dir, CLIPBOARD_DIR))
+    except OSError as exc:
+        raise ClaudePrintError(f"cannot set up the image clipboard in {relay.dir}: {exc}") from exc
+
+
+CLIPBOARD_DIR = "clipboard"
 
 
 def tui_environment(

@@ -62,6 +62,7 @@ from claude_print.turn_watch import TRANSCRIPT_POLL, Rules, TurnWatch, Verdict, 
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
+    from claude_print.images import Clipboard
     from claude_print.stream_input import ControlChannel
 
 T = TypeVar("T")
@@ -89,6 +90,7 @@ class Session:
             self.channel = open_channel(options, emitter, trace, self.facts)
         self.delivery = choose_delivery(options, multi_turn=self.channel is not None)
         self.relay: Optional[Relay] = None
+        self.clipboard: Optional[Clipboard] = None  # stream-json input: images by Ctrl+V
         self.child: Optional[PtyChild] = None
         self.tui = TuiScreen()
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
@@ -184,6 +186,7 @@ class Session:
             self.trace,
         )
         self.relay = plan.relay
+        self.clipboard = plan.clipboard
         self.stream.mcp_servers = plan.relay.mcp_names
         if self.channel is not None:
             self.channel.mcp_servers = plan.relay.mcp_names  # mcp_status, mcp_* requests
@@ -231,6 +234,7 @@ class Session:
             if prompt.text is None:  # stdin ended: so does the session
                 return code
             turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.transcript.records))
+            turn.images = prompt.images
             if self.options.replay_user_messages:
                 turn.replay = prompt.message
             answered = self._answered_here(turn, prompt.error)
@@ -310,6 +314,8 @@ class Session:
                 self._screen_error,
                 self.trace,
                 time.monotonic(),
+                turn.images,
+                self.clipboard,
             )
             self._pump(self._keyed(self._deliver_step, DELIVERED))
             self.delivering = None

@@ -26,6 +26,7 @@ import uuid as uuidlib
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from claude_print import contract
+from claude_print.images import is_source_note
 from claude_print.output import api_error_type
 from claude_print.transcript import Record, is_human_prompt
 
@@ -249,7 +250,7 @@ class StreamConverter:
         kind = record.get("type")
         if kind == "assistant":
             return self._assistant_events(record)
-        if kind == "user":
+        if kind == "user" and not is_source_note(record):
             return self._user_events(record)
         return []  # attachments, system records, progress...
 

@@ -31,6 +31,7 @@ from claude_print import contract
 from claude_print.emit import Emitter
 from claude_print.errors import EXIT_INTERRUPTED, ClaudePrintError
 from claude_print.ids import random_uuid
+from claude_print.images import PLACEHOLDER, Image, blocks_of
 from claude_print.relay import ExtraHook
 
 if TYPE_CHECKING:
@@ -47,8 +48,9 @@ class Prompt(NamedTuple):
 
     text: Optional[str]
     arrived: float
-    error: str = ""  # a message the TUI cannot take (images, ...): its turn fails with this
+    error: str = ""  # a message the TUI cannot take (documents, ...): its turn fails with this
     message: Optional[Dict[str, Any]] = None  # as it came (--replay-user-messages)
+    images: Tuple[Image, ...] = ()  # pasted after the text (images.py)
 
 
 class SdkHook(NamedTuple):
@@ -60,27 +62,29 @@ class SdkHook(NamedTuple):
     timeout: Optional[float]
 
 
-def user_text(message: Dict[str, Any]) -> Tuple[str, str]:
-    """(prompt, error) of a `user` message: its string content, or its text blocks one
-    after another; blocks the TUI's input box cannot take make the error."""
+def user_text(message: Dict[str, Any]) -> Tuple[str, str, Tuple[Image, ...]]:
+    """(prompt, error, images) of a `user` message: its string content, or its text blocks
+    one after another and its images (`images`); blocks the TUI cannot take make the error."""
     inner = message.get("message")
     content = inner.get("content") if isinstance(inner, dict) else None
     if isinstance(content, str):
-        return content, ""
+        return content, "", ()
     if not isinstance(content, list):
-        return "", "a user message needs message.content: a string or a list of content blocks"
-    texts: List[str] = []
-    for block in content:
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-        else:
-            return "", (
-                f"claude-print types each message into Claude Code's input box, which takes "
-                f"text only: a {kind or 'malformed'!s} content block cannot be sent (give a "
-                "file path in the text instead; the model can read it with its tools)"
-            )
-    return "\n\n".join(texts), ""
+        return "", "a user message needs message.content: a string or a list of content blocks", ()
+    texts, images, problem = blocks_of(content)
+    if problem:
+        return "", problem, ()
+    text = "\n\n".join(texts)
+    if images and PLACEHOLDER.search(text):
+        return (
+            "",
+            (
+                "a message with images cannot also have text like '[Image #1]': Claude Code's "
+                "input box takes it as a pasted image's mark"
+            ),
+            (),
+        )
+    return text, "", tuple(images)
 
 
 def sdk_hooks(request: Dict[str, Any]) -> List[SdkHook]:
@@ -307,8 +311,8 @@ class ControlChannel:
         """One message from stdin. `busy`: a turn is running (an interrupt has a target)."""
         kind = message.get("type")
         if kind == "user":
-            text, problem = user_text(message)
-            self.prompts.append(Prompt(text, now, problem, message))
+            text, problem, images = user_text(message)
+            self.prompts.append(Prompt(text, now, problem, message, images))
         elif kind == "control_request":
             self._on_request(message, busy)
         elif kind == "control_response":

@@ -4,11 +4,12 @@ per `user` message, all in the same TUI)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from claude_print.relay import HookEvent
 
 if TYPE_CHECKING:
+    from claude_print.images import Image
     from claude_print.transcript import Record, TurnSummary
 
 TRANSCRIPT_SETTLE = 3.0  # after Stop, how long to wait for the turn's last records
@@ -19,6 +20,7 @@ class Turn:
 
     def __init__(self, prompt: str, delivery: str, started: float, first_record: int = 0) -> None:
         self.prompt = prompt
+        self.images: Sequence[Image] = ()  # pasted after the text (stream-json input)
         self.delivery = delivery  # "argv", "editor" or "paste"
         self.started = started  # what `duration_ms` counts from
         # The session's records before this index belong to earlier turns.

@@ -618,6 +618,13 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-answer (a run stopped with Ctrl+C in the demo's
+        sandbox) is normal here: no traceback, which would read as claude-print's crash."""
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset...
+            return
+        super().handle_error(request, client_address)
+
     def record(self, entry: Dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(entry)

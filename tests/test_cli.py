@@ -12,7 +12,7 @@ from typing import BinaryIO, Dict, Iterator, List, Optional
 
 import pytest
 
-from claude_print import cli, contract
+from claude_print import cli, contract, flags
 from claude_print.cli import MAX_PROMPT_BYTES, build_parser, build_prompt, parse_options
 from claude_print.errors import ClaudePrintError
 from claude_print.options import DEFAULT_TIMEOUT, Options, new_session_id
@@ -300,6 +300,19 @@ def test_allowed_tools_swallow_a_following_prompt_like_claude_p() -> None:
         parse_options(["--allowedTools", "Bash", "the prompt"], None, {})
     with pytest.raises(ClaudePrintError, match="no prompt"):
         parse_options(["--allowedTools", "Bash", "Read"], None, {})
+
+
+@pytest.mark.parametrize(
+    "flag", sorted(name for f in flags.FLAGS if f.takes == flags.SOME for name in f.names)
+)
+def test_every_variadic_flag_says_it_took_the_prompt(flag: str) -> None:
+    """Forwarded or acted on by claude-print (--mcp-config, --file, --betas): the error
+    names the flag, as `claude -p` 2.1.332 does for --mcp-config ("What is 2+2?" was read
+    as a value of --mcp-config, not as a prompt), never just "no prompt"."""
+    name = flags.BY_NAME[flag].name  # an alias is named by the flag's long name
+    said = f'"What is 2+2?" was read as a value of {name}, not as a prompt · put a prompt'
+    with pytest.raises(ClaudePrintError, match=re.escape(said)):
+        parse_options([flag, "a.json", "What is 2+2?"], None, {})
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest
 from claude_print import contract, delivery
 from claude_print.delivery import DELIVERED, Delivery, check_submitted, paste_refusal
 from claude_print.errors import ClaudePrintError
+from claude_print.images import Image
 from claude_print.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
@@ -224,3 +225,105 @@ def test_the_asking_hook_blocks_a_changed_prompt_before_any_request() -> None:
     asks.waiting = [(HookEvent(submit, {"prompt": "the whole prompt"}, reply="/x"), 0.0)]
     asks.serve(0.0, turn, TurnSummary(), rig.d)
     assert answers == [(submit, None)] and rig.d.confirmed
+
+
+# --- images (stream-json input): one Ctrl+V each after the text, then Enter ------------
+
+
+class FakeClipboard:
+    """images.Clipboard's part the delivery uses: what is staged, and whether it was read."""
+
+    def __init__(self) -> None:
+        self.staged: List[Image] = []
+        self.read = False
+
+    def stage(self, image: Image) -> None:
+        self.staged.append(image)
+        self.read = False
+
+    def served(self) -> bool:
+        return self.read
+
+    def clear(self) -> None:
+        self.staged.append(Image("cleared", b""))
+
+
+def box(text: str) -> List[str]:
+    """The ready screen with `text` in the input box (its caret line is line 47)."""
+    lines = list(READY)
+    lines[47] = contract.CARET + " " + text
+    return lines
+
+
+PNG = Image("image/png", b"\x89PNG\r\n\x1a\n1")
+GIF = Image("image/gif", b"GIF89a2")
+
+
+def image_rig(method: str, clipboard: FakeClipboard) -> Rig:
+    rig = Rig("look", method)
+    rig.d = Delivery(
+        "look",
+        method,
+        NEW,
+        rig.staged.append,
+        fail,
+        rig.traces.append,
+        rig.now,
+        [PNG, GIF],
+        clipboard,  # type: ignore[arg-type]
+    )
+    return rig
+
+
+@pytest.mark.parametrize("method", ["editor", "paste"])
+def test_images_are_pasted_after_the_text_each_once_the_one_before_shows(method: str) -> None:
+    clipboard = FakeClipboard()
+    rig = image_rig(method, clipboard)
+    first = rig.step()
+    if method == "editor":
+        assert first == contract.KEY_EXTERNAL_EDITOR
+        rig.d.editor_done(rig.now)
+    else:
+        assert first == delivery.paste_keys("look")
+    rig.output()
+    rig.lines = box("look")
+    if method == "paste":
+        assert rig.step() is None  # the paste is drawn: taken, and the box drawn again
+        rig.output()
+    assert rig.step(0.01) == contract.KEY_IMAGE_PASTE
+    assert clipboard.staged == [PNG]
+    clipboard.read = True
+    assert rig.step(0.5) is None  # read, but not in the box yet: no key
+    rig.lines = box("look[Image #1]")
+    assert rig.step(0.01) == contract.KEY_IMAGE_PASTE
+    assert clipboard.staged == [PNG, GIF]
+    rig.lines = box("look[Image #1] [Image")  # the mark wraps: still one
+    assert rig.step(0.5) is None
+    rig.lines = box("look[Image #1] [Image #2]")
+    assert rig.step(0.01) == contract.KEY_ENTER
+    assert clipboard.staged[-1].media_type == "cleared"  # nothing left to hand out
+    assert rig.d.submitted("look[Image #1] [Image #2] ") is None
+    assert rig.step() == DELIVERED
+
+
+def test_a_lost_ctrl_v_is_pressed_again_only_if_the_clipboard_was_never_read() -> None:
+    clipboard = FakeClipboard()
+    rig = image_rig("editor", clipboard)
+    rig.step()
+    rig.d.editor_done(rig.now)
+    rig.output()
+    rig.lines = box("look")
+    assert rig.step() == contract.KEY_IMAGE_PASTE
+    assert rig.step(delivery.RETRY_AFTER) == contract.KEY_IMAGE_PASTE  # never read: lost
+    assert clipboard.staged == [PNG]  # the same image, not staged again
+    clipboard.read = True
+    assert rig.step(delivery.RETRY_AFTER) is None  # read: a second paste would double it
+    with pytest.raises(ClaudePrintError, match=r"did not take image 1 of 2 .*: it read it but"):
+        rig.step(delivery.GRACE)
+
+
+def test_a_missing_image_blocks_the_submit() -> None:
+    rig = image_rig("editor", FakeClipboard())
+    problem = rig.d.submitted("look[Image #1]")
+    assert problem is not None and "1 image(s) where 2 were given" in problem
+    assert not rig.d.confirmed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Set
+from typing import Dict, Set
 
 from conftest import ROOT
 
@@ -120,3 +120,98 @@ def test_code_the_docs_name_exists() -> None:
                     break
                 obj = getattr(obj, name)
     assert missing == []
+
+
+# --- claims that drift: the control requests, --verbose, the config keys --------------
+
+
+def control_table() -> Dict[str, str]:
+    """README's control request table: subtype (with "@configured" / "@unknown" where
+    the row names which servers) -> what claude-print does."""
+    start = README.index("| control request | claude-print |")
+    rows = README[start:].split("\n\n", 1)[0].splitlines()[2:]
+    table: Dict[str, str] = {}
+    for row in rows:
+        _, names, answer, _ = row.split("|")
+        where = "@configured" if "configured server" in names else ""
+        where = "@unknown" if "unknown server" in names else where
+        for name in re.findall(r"`(\w+)`", names):
+            qualified = name + (where if name in ("mcp_reconnect", "mcp_toggle") else "")
+            table[qualified] = answer.strip()
+    return table
+
+
+def refused_always() -> Set[str]:
+    """The control requests stream_input answers with an error whatever they ask."""
+    from claude_print import stream_input
+
+    special = {"set_permission_mode", "mcp_message"}  # answered / sent by claude-print
+    return set(stream_input.UNSUPPORTED_WHY) - set(stream_input.ANSWERED_AS_THE_CLI) - special
+
+
+def test_the_control_request_table_says_what_the_code_does() -> None:
+    from claude_print import stream_input
+
+    table = control_table()
+    for name in refused_always():
+        assert table.get(name, "").startswith("error"), (name, table.get(name))
+    answered = {"initialize", "interrupt", "set_permission_mode", "stop_task", "mcp_status"}
+    answered |= {"rewind_files"}  # the CLI's own error text, as the CLI answers it
+    assert answered <= set(stream_input.ANSWERED_AS_THE_CLI) | {
+        "initialize",
+        "interrupt",
+        "set_permission_mode",
+    }
+    for name in answered:
+        assert name in table and not table[name].startswith("error"), (name, table.get(name))
+    for name in ("mcp_reconnect", "mcp_toggle"):
+        assert table[name + "@configured"].startswith("error")
+        assert not table[name + "@unknown"].startswith("error")
+
+
+CLAIM_DOCS = ("README.md", "AGENTS.md", "docs/compatibility.md", "docs/how-a-run-works.md")
+
+
+def test_no_doc_says_a_request_the_code_answers_gets_an_error() -> None:
+    """Outside the table, a sentence that names control requests and says "error" or
+    "refused" names only requests the code always refuses (AGENTS.md once said
+    set_permission_mode and mcp_status got an error after they had started working)."""
+    from claude_print import stream_input
+
+    known = set(stream_input.UNSUPPORTED_WHY) | set(stream_input.ANSWERED_AS_THE_CLI)
+    known |= {"initialize", "interrupt", "set_permission_mode"}
+    refused = refused_always()
+    for name in CLAIM_DOCS:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        if name == "README.md":
+            start = text.index("| control request | claude-print |")
+            end = text.index("\n\n", start)
+            text = text[:start] + text[end:]
+        for sentence in re.split(r"(?<=[.;])\s+", text):
+            named = set(re.findall(r"`(\w+)`", sentence)) & known
+            if named and re.search(r"\berror answer|\bget an error|\brefused\b", sentence):
+                assert named <= refused, f"{name}: {sentence!r}"
+    agents = (ROOT / "AGENTS.md").read_text(encoding="utf-8")
+    assert 'the\n  table in README.md, "Using it from the Claude Agent SDK"' in agents
+    assert "\n## Using it from the Claude Agent SDK\n" in README
+
+
+def test_help_and_readme_say_the_same_of_verbose_and_the_config_keys() -> None:
+    """stream-json runs without --verbose (claude -p requires it): --help and the README
+    both say so; --help's footer names every key the config file takes, as the README's
+    example does."""
+    from claude_print.config import _FIELDS
+
+    help_text = build_parser().format_help()
+    flat = " ".join(help_text.split())
+    assert "stream-json works with or without it (claude -p requires it)" in flat
+    assert "does not require `--verbose` for stream-json" in README
+    for text in (flat, README):
+        assert "stream-json needs it" not in text
+    footer = flat[flat.index("Defaults can be set") :]
+    keys = re.search(r"its keys: ([\w, ]+) \(README", footer)
+    assert keys is not None, footer
+    assert set(keys.group(1).split(", ")) == set(_FIELDS)
+    config = README[README.index("\n## Config file\n") :]
+    example = config.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert set(re.findall(r"^(\w+) =", example, re.M)) == set(_FIELDS)

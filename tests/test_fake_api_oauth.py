@@ -5,14 +5,17 @@ the fake OAuth server's rotating refresh tokens (tests/test_e2e_oauth_refresh.py
 from __future__ import annotations
 
 import json
+import socket
 import ssl
+import struct
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
 import pytest
-from fake_api import FAKE_OAUTH_TOKEN, FakeApiServer, subscription_env
+from fake_api import FAKE_KEY, FAKE_OAUTH_TOKEN, FakeApiServer, subscription_env
 from fake_oauth import API_HOST, TOKEN_HOST, FakeOAuthProxy, TokenAuthority, make_certificates
 
 
@@ -162,3 +165,44 @@ def test_messages_api_takes_only_live_access_tokens() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class Finishing(FakeApiServer):
+    """A fake API that says when each request's handler is done (error handling included)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done = threading.Semaphore(0)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.done.release()
+
+
+@pytest.mark.parametrize("reset", [False, True])
+def test_a_client_gone_mid_answer_prints_no_traceback(
+    reset: bool, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A run stopped mid-answer closes its connection while the answer streams (the demo's
+    sandbox showed a BrokenPipeError traceback that looked like claude-print's crash)."""
+    server = Finishing()
+    server.start()
+    try:
+        body = json.dumps({**message("slow [[sleep:0.3]]"), "stream": True}).encode()
+        head = (
+            f"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            f"x-api-key: {FAKE_KEY}\r\ncontent-length: {len(body)}\r\n\r\n"
+        ).encode()
+        client = socket.create_connection(("127.0.0.1", server.server_address[1]))
+        if reset:  # an RST, as a killed process's socket sends
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.sendall(head + body)
+        client.close()
+        assert server.done.acquire(timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err

@@ -8,9 +8,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import pytest
 from conftest import ROOT
@@ -291,3 +292,115 @@ def test_the_installed_file_runs_for_another_user(release: Path, tmp_path: Path)
         assert run.stdout.startswith("claude-print ")
     finally:
         shutil.rmtree(shared)
+
+
+def readme_uninstall() -> str:
+    """The README's uninstall commands, as a user copies them."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### Uninstall") :]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_install_exits_0_and_shows_the_check_s_failures_as_next_steps(
+    full_release: Path, tmp_path: Path
+) -> None:
+    """No Claude Code on PATH and no login: claude-print is installed and runs (exit 0);
+    the check's FAIL lines are the steps left. STRICT_CHECK=1 makes them fatal (exit 2)."""
+    path = f"{os.path.dirname(sys.executable)}:/usr/bin:/bin"
+    proc = install(full_release, tmp_path, path=path, SKIP_CHECK="0", TMPDIR=str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "FAIL claude: " in proc.stderr
+    assert all(line.startswith(("FAIL ", "install.sh: ")) for line in proc.stderr.splitlines())
+    assert "fix what claude-print --check reports above" in proc.stderr
+    assert (
+        subprocess.run([str(installed(tmp_path)), "--version"], capture_output=True).returncode == 0
+    )
+    strict = install(
+        full_release, tmp_path, path=path, SKIP_CHECK="0", TMPDIR=str(tmp_path), STRICT_CHECK="1"
+    )
+    assert strict.returncode == 2, strict.stdout + strict.stderr
+    assert "FAIL claude: " in strict.stderr and installed(tmp_path).exists()
+
+
+def listing(root: Path) -> List[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_the_readme_s_uninstall_leaves_nothing(full_release: Path, tmp_path: Path) -> None:
+    """Install into a fresh HOME (NEEDLE configured), run the installed claude-print
+    (the check unpacks it; a warm TUI leaves the runtime dir), then run the README's
+    uninstall lines: HOME holds only the user's own files, the runtime dirs are gone."""
+    home = tmp_path / "home"
+    needle_config(tmp_path, "agent:\n  default: claude-print\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    run = Path(tempfile.mkdtemp(prefix="cp-run-", dir="/tmp"))  # a socket path is short
+    try:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CLAUDE_PRINT", "SHIV_", "NEEDLE_", "XDG_", "CLAUDE_CODE_"))
+        }
+        env.update(
+            HOME=str(home),
+            TMPDIR=str(tmp),
+            XDG_RUNTIME_DIR=str(run),
+            PATH=f"{home / '.local' / 'bin'}:{os.path.dirname(sys.executable)}:/usr/bin:/bin",
+            SKIP_MOCK_CLAUDE="0",
+        )
+        env.pop("PREFIX", None)
+        proc = subprocess.run(
+            ["/bin/sh", str(full_release / "install.sh")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        config = home / ".config" / "claude-print" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text("[defaults]\nwarm_idle_secs = 1\n")
+        mock = home / ".local" / "bin" / "mock-claude"
+        up = subprocess.run(
+            ["claude-print", "--claude-binary", str(mock), "--warm-up"],
+            env=env,
+            cwd=tmp,
+            capture_output=True,
+            timeout=120,
+        )
+        assert up.returncode == 0, up.stderr
+        runtime = run / "claude-print"
+        deadline = time.monotonic() + 60
+        while not list(runtime.glob("warm-*.sock")) or not list(runtime.glob("warm-*")):
+            assert time.monotonic() < deadline, "no keeper appeared"
+            time.sleep(0.02)
+        while list(runtime.glob("warm-*.sock")):  # it stops itself after warm_idle_secs
+            assert time.monotonic() < deadline, "the keeper outlived its idle time"
+            time.sleep(0.05)
+        before = listing(home)
+        assert any(name.startswith(".shiv/.claude-print") for name in before), before
+        config.unlink()  # the user's own: the README says so
+        config.parent.rmdir()
+        done = subprocess.run(
+            ["/bin/sh", "-c", readme_uninstall()], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        left = [
+            name
+            for name in listing(home)
+            if not name.startswith((".claude", ".config/needle/config.yaml"))
+        ]
+        dirs_only = [name for name in left if (home / name).is_dir()]
+        assert left == dirs_only, left  # no file of claude-print's
+        assert set(dirs_only) <= {
+            ".cache",
+            ".config",
+            ".config/needle",
+            ".config/needle/adapters",
+            ".local",
+            ".local/bin",
+        }, dirs_only
+        assert not runtime.exists()
+        assert listing(tmp) == []
+    finally:
+        shutil.rmtree(run, ignore_errors=True)

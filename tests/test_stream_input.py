@@ -4,6 +4,7 @@ and the real Agent SDK: tests/test_e2e_sdk.py."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import select
@@ -18,6 +19,7 @@ from conftest import ROOT, Sandbox, entrypoints
 
 from claude_print import contract, stream_input
 from claude_print.emit import Emitter, Trace
+from claude_print.images import Image
 from claude_print.relay import ExtraHook, hook_settings
 
 MOCK = str(ROOT / "mock_claude" / "claude")
@@ -41,22 +43,66 @@ def request(request_id: str, subtype: str, **fields: Any) -> Dict[str, Any]:
 
 
 def test_user_text_takes_a_string_or_text_blocks() -> None:
-    assert stream_input.user_text(user("hi\tthere ")) == ("hi\tthere ", "")
+    assert stream_input.user_text(user("hi\tthere ")) == ("hi\tthere ", "", ())
     blocks = [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]
-    assert stream_input.user_text(user(blocks)) == ("one\n\ntwo", "")
+    assert stream_input.user_text(user(blocks)) == ("one\n\ntwo", "", ())
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415478da63f8cfc0000003010100c9fe92ef0000000049454e44ae426082"
+)
+
+
+def image_block(data: bytes, media_type: str = "image/png") -> Dict[str, Any]:
+    encoded = base64.b64encode(data).decode("ascii")
+    source = {"type": "base64", "media_type": media_type, "data": encoded}
+    return {"type": "image", "source": source}
+
+
+def test_user_text_takes_images_after_the_text_in_their_order() -> None:
+    gif = bytes.fromhex(  # 1x1, written out
+        "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
+    )
+    blocks = [image_block(PNG), {"type": "text", "text": "look"}, image_block(gif, "image/png")]
+    text, problem, images = stream_input.user_text(user(blocks))
+    assert (text, problem) == ("look", "")
+    # The media type is the bytes' (as the TUI and claude -p tell it), not the label's.
+    assert images == (Image("image/png", PNG), Image("image/gif", gif))
 
 
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        ([{"type": "image", "source": {}}], "a image content block cannot be sent"),
-        ([{"type": "text", "text": "x"}, {"type": "document"}], "document"),
+        ([{"type": "image", "source": {}}], "an image block with a missing source"),
+        (
+            [{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}],
+            "an image block with a url source cannot be sent",
+        ),
+        (
+            [{"type": "image", "source": {"type": "file", "file_id": "file_1"}}],
+            "an image block with a file source cannot be sent",
+        ),
+        ([image_block(b"")], "not a PNG, JPEG, GIF or WebP"),
+        ([image_block(b"%PDF-1.4 not an image")], "not a PNG, JPEG, GIF or WebP"),
+        ([image_block(b"RIFF\0\0\0\0WAVEfmt ")], "not a PNG, JPEG, GIF or WebP"),
+        ([image_block(PNG[:-12])], "not a whole image/png image (cut short or damaged)"),
+        ([image_block(b"\x89PNG\r\n\x1a\n" + b"x" * 70)], "not a whole image/png image"),
+        (
+            [{"type": "image", "source": {"type": "base64", "data": "iVBOR*w0"}}],
+            "not valid base64",
+        ),
+        ([{"type": "text", "text": "x"}, {"type": "document"}], "a document content block"),
+        (
+            [{"type": "text", "text": "see [Image #1]"}, image_block(PNG)],
+            "text like '[Image #1]'",
+        ),
         (None, "needs message.content"),
     ],
 )
 def test_user_text_refuses_what_the_input_box_cannot_take(content: Any, words: str) -> None:
-    text, problem = stream_input.user_text(user(content))
-    assert text == "" and words in problem
+    text, problem, images = stream_input.user_text(user(content))
+    assert (text, images) == ("", ()) and words in problem
 
 
 def test_sdk_hooks_are_read_from_initialize() -> None:
@@ -359,12 +405,18 @@ def test_messages_sent_at_once_and_stdin_closed_all_get_their_turn(sandbox: Sand
     assert sandbox.leftovers() == []
 
 
-def test_an_image_is_refused_and_the_session_goes_on(sandbox: Sandbox) -> None:
+def test_a_document_is_refused_and_the_session_goes_on(sandbox: Sandbox) -> None:
+    """The TUI takes a PDF neither from the clipboard nor as a pasted path (images only)."""
+    pdf = base64.b64encode(b"%PDF-1.4\n%%EOF\n").decode()
+    document = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": pdf},
+    }
     s = Session(sandbox)
-    s.send(user([{"type": "image", "source": {"type": "base64", "data": ""}}]))
+    s.send(user([{"type": "text", "text": "Summarise this"}, document]))
     [refused] = s.until("result")
     assert (refused["subtype"], refused["is_error"]) == ("error_during_execution", True)
-    assert "image content block cannot be sent" in refused["errors"][0]
+    assert "a document content block cannot be sent" in refused["errors"][0]
     s.send(user("What is 2+2?"))
     events = s.until("result")
     assert events[-1]["result"] == "The answer is 4."
