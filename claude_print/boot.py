@@ -22,8 +22,8 @@ ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 SLASH_HINT = (
-    "; a prompt starting with '/' runs a slash command in the TUI, and built-in ones like "
-    "/help or /cost start no model turn"
+    "; a custom slash command (the only kind claude-print passes to the TUI) may print "
+    "instead of asking the model"
 )
 
 READY = "ready"
