@@ -98,6 +98,64 @@ CAPTURED: Dict[str, Tuple[str, Dict[int, str], Dict[int, str]]] = {
             ),
         },
     ),
+    "2.1.270": (  # captured 2026-11-26
+        (
+            "add-dir advisor agents allowed-tools android app artifacts auto-mode-setup "
+            "autocompact autofix-pr background bashes batch bg branch break-reminder breaks "
+            "brief btw bug cd checkpoint claude-api clear cloud-plugins code-review color "
+            "compact config context continue copy cost daemon dataviz debug deep-research "
+            "design-consent design-login design-revoke desktop diff doctor downtime effort "
+            "exit export extra-usage fast feedback fewer-permission-prompts focus fork goal "
+            "heapdump help hooks ide import init insights install install-github-app "
+            "install-slack-app ios keybindings list-agents login logout loop loops "
+            "marketplace mcp memory memory-pause mobile model name new output-style passes "
+            "pause-memory peers permissions plan plugin plugin-types plugins powerup "
+            "privacy-settings pro-trial-expired quit radio rate-limit-options rc recap "
+            "release-notes reload-plugins reload-skills remote remote-control remote-env "
+            "rename reset restart resume rewind run run-skill-generator sandbox scroll-speed "
+            "security-review session settings setup-bedrock setup-vertex share simplify "
+            "skill-doctor skills stats status statusline stickers stop subtask tasks "
+            "team-onboarding teleport terminal-setup theme toggle-memory tp tui ultraplan "
+            "ultrareview undo update update-config upgrade usage usage-credits verify version "
+            "vim voice web-setup wellbeing workflow-authoring workflow-launch-exec workflows"
+        ),
+        {
+            0: ("* daemon install plugin-types skill-doctor version"),
+            1: (
+                "add-dir advisor allowed-tools android app artifacts autofix-pr "
+                "background bashes bg branch break-reminder breaks brief btw bug cd "
+                "checkpoint cloud-plugins continue copy design-consent design-login "
+                "design-revoke desktop diff downtime exit export extra-usage feedback "
+                "focus fork help hooks ide import install-github-app install-slack-app "
+                "ios keybindings login logout loops marketplace memory memory-pause "
+                "mobile passes pause-memory permissions plan plugin plugins powerup "
+                "privacy-settings pro-trial-expired quit radio rate-limit-options rc "
+                "release-notes remote remote-control remote-env restart resume rewind "
+                "sandbox scroll-speed session setup-bedrock setup-vertex share skills "
+                "status statusline stickers stop subtask tasks teleport terminal-setup "
+                "theme toggle-memory tp tui ultraplan ultrareview undo update upgrade "
+                "usage-credits vim voice web-setup wellbeing workflows"
+            ),
+        },
+        {
+            0: ("*"),
+            1: (
+                "add-dir advisor allowed-tools android app artifacts autofix-pr "
+                "background bashes bg branch break-reminder breaks brief btw bug cd "
+                "checkpoint cloud-plugins continue copy design-consent design-login "
+                "design-revoke desktop diff downtime exit export extra-usage feedback "
+                "focus fork help hooks ide import install-github-app install-slack-app "
+                "ios keybindings login logout loops marketplace memory memory-pause "
+                "mobile passes pause-memory permissions plan plugin plugins powerup "
+                "privacy-settings pro-trial-expired quit radio rate-limit-options rc "
+                "release-notes remote remote-control remote-env restart resume rewind "
+                "sandbox scroll-speed session setup-bedrock setup-vertex share skills "
+                "status statusline stickers stop subtask tasks teleport terminal-setup "
+                "theme toggle-memory tp tui ultraplan ultrareview undo update upgrade "
+                "usage-credits vim voice web-setup wellbeing workflows"
+            ),
+        },
+    ),
     "2.1.332": (  # captured 2026-11-26
         (
             "access add-dir advisor agents allowed-tools android app artifacts "
