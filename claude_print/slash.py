@@ -53,14 +53,10 @@ def js_trim(text: str) -> str:
     return text.strip(JS_SPACE)
 
 
-def tui_form(prompt: str) -> str:
-    """The prompt as the TUI's input box holds it: control and format characters other
-    than tab and newline dropped (2.1.331+ drops them from typed and loaded text)."""
-    return "".join(
-        ch
-        for ch in prompt
-        if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cf") or ch in JS_SPACE
-    )
+def _dropped(ch: str) -> bool:
+    """A character the TUI's input box drops: a control or format character other than
+    whitespace (2.1.331+ drops them from typed and loaded text)."""
+    return ch not in JS_SPACE and unicodedata.category(ch) in ("Cc", "Cf")
 
 
 def split_command(prompt: str) -> Optional[Tuple[str, str]]:
@@ -86,8 +82,21 @@ def command_name(prompt: str) -> Optional[str]:
 
 def tui_command_name(prompt: str) -> Optional[str]:
     """The command the TUI would read: its input box drops control characters and trims
-    the prompt before it looks for one."""
-    return command_name(js_trim(tui_form(prompt)))
+    the prompt before it looks for one. Reads only the leading junk and the name, so a
+    200 KB prompt costs what a short one does."""
+    start, end = 0, len(prompt)
+    while start < end and (prompt[start] in JS_SPACE or _dropped(prompt[start])):
+        start += 1
+    if start == end or prompt[start] != "/":
+        return None
+    name = []
+    for ch in prompt[start + 1 :]:
+        if ch in JS_SPACE:
+            break
+        if not _dropped(ch):
+            name.append(ch)
+    text = "".join(name)
+    return text if _COMMAND_NAME.match(text) else None
 
 
 def names_a_command(prompt: str) -> bool:
@@ -116,6 +125,8 @@ def decide(prompt: str, version: str, cwd: str, env: Dict[str, str]) -> Decision
     if raw not in known.names and (custom(raw) or raw in custom_commands(cwd, env)):
         return Decision(TUI, command=raw)
     form = "args" if split_command(prompt)[1:] != ("",) else "bare"  # type: ignore[index]
+    if (raw, form) in known.tui:
+        return Decision(TUI, command=raw)  # measured: the TUI expands it as claude -p
     answer = known.answer(raw, form)
     if answer is not None:
         return Decision(ANSWER, answer, raw)

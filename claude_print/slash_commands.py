@@ -4,7 +4,9 @@ Contract data, derived from each release by scripts/capture-slash (the TUI's own
 menu and the command objects of its bundle; then `claude -p` on every name, bare and
 with arguments) and written into the block below by scripts/update-slash. Only the
 answers claude-print can give by itself are kept (the same text for any argument,
-nothing sent to the model, no side effect); `slash.decide` refuses the rest.
+nothing sent to the model, no side effect), and the built-in prompt commands (`/init`,
+`/review`, bundled skills) the TUI was measured to expand as `claude -p` does
+(`TUI_MEASURED`); `slash.decide` refuses the rest.
 
 A release between two captured ones gets the names of both and the answers they agree
 on; a release newer than the newest captured (or unknown) gets that one's names and no
@@ -24,6 +26,7 @@ class Release(NamedTuple):
     names: FrozenSet[str]
     answers: Dict[Tuple[str, str], str]  # (name, "bare" | "args") -> the answer
     measured: bool  # False: newer than every capture (or unknown): no answers
+    tui: FrozenSet[Tuple[str, str]] = frozenset()  # (name, form) the TUI runs as claude -p
 
     def answer(self, name: str, form: str) -> Optional[str]:
         """claude -p's answer to `/name` ("bare") or `/name args` ("args"), if it is one
@@ -214,6 +217,22 @@ CAPTURED: Dict[str, Tuple[str, Dict[int, str], Dict[int, str]]] = {
         },
     ),
 }
+# release -> (names the TUI may run bare, names it may run with arguments):
+# measured to send the model what claude -p sends, with the same effects.
+TUI_MEASURED: Dict[str, Tuple[str, str]] = {
+    "2.1.197": (
+        "",
+        "",
+    ),
+    "2.1.270": (
+        "",
+        "",
+    ),
+    "2.1.332": (
+        "",
+        "",
+    ),
+}
 # --- end of generated data ---
 
 _ORDER = sorted(CAPTURED, key=lambda v: parse_version(v) or (0,))
@@ -227,7 +246,9 @@ def _captured(version: str) -> Release:
         for index, listed in table.items():
             for name in listed.split():
                 answers[(name, form)] = TEMPLATES[index]
-    return Release(frozenset(names.split()), answers, True)
+    bare_tui, args_tui = TUI_MEASURED.get(version, ("", ""))
+    tui = {(n, "bare") for n in bare_tui.split()} | {(n, "args") for n in args_tui.split()}
+    return Release(frozenset(names.split()), answers, True, frozenset(tui))
 
 
 def release(version: str) -> Release:
@@ -240,6 +261,6 @@ def release(version: str) -> Release:
     if older and newer:
         below, above = _captured(older[-1]), _captured(newer[0])
         agreed = {k: v for k, v in below.answers.items() if above.answers.get(k) == v}
-        return Release(below.names | above.names, agreed, True)
+        return Release(below.names | above.names, agreed, True, below.tui & above.tui)
     nearest = _captured(newer[0] if newer else NEWEST) if _ORDER else None
     return Release(nearest.names if nearest else frozenset(), {}, False)

@@ -87,7 +87,9 @@ def test_footer_words_in_an_answer_are_not_the_mode(
         fake_api,
         sandbox.project / "ours.txt",
     )
-    theirs = converse([real_claude, "-p", *FLAGS], sandbox, oracle_api, sandbox.project / "theirs.txt")
+    theirs = converse(
+        [real_claude, "-p", *FLAGS], sandbox, oracle_api, sandbox.project / "theirs.txt"
+    )
     assert theirs["exit"] == 0 and theirs["written"], theirs
     assert ours["exit"] == 0, ours["stderr"]
     assert (ours["errors"], ours["written"]) == (theirs["errors"], True), ours

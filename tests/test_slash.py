@@ -5,10 +5,12 @@ the table under test."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -23,13 +25,23 @@ UNAVAILABLE = re.compile(r"/[a-z][a-z0-9-]* isn't available in this environment\
 EMPTY_HOME = {"HOME": "/nonexistent"}
 
 
+SCRATCH = re.compile(r"/tmp/capture-slash-(?:ours-)?\w+")
+
+
 def captured() -> List[Tuple[str, str, Dict[str, Any]]]:
     cases = []
     for path in CAPTURES:
         data = json.loads(path.read_text())
         for prompt, entry in data.get("claude_p", {}).items():
-            cases.append((data["version"], prompt, entry))
+            tui = data.get("tui", {}).get(prompt)
+            cases.append((data["version"], prompt, {**entry, "tui": tui}))
     return cases
+
+
+def outcome(entry: Dict[str, Any]) -> Tuple[Any, ...]:
+    prompts = [SCRATCH.sub("$ROOT", p) for p in entry["model_prompts"]]
+    keys = ("exit", "num_turns", "is_error", "result", "side_effects")
+    return (prompts, *[entry.get(k) for k in keys])
 
 
 CASES = captured()
@@ -58,11 +70,15 @@ def test_the_generated_table_is_what_the_captures_give() -> None:
 def test_claude_print_gives_claude_p_s_answer_or_refuses(
     version: str, prompt: str, entry: Dict[str, Any]
 ) -> None:
-    """Every built-in name x every form, per release: claude-print never sends one to the
-    TUI; it answers exactly as claude -p did, or refuses. A panel command's "isn't
-    available" answer is always given (the answer claude -p gives without effects)."""
+    """Every built-in name x every form, per release: claude-print answers exactly as
+    claude -p did, or refuses, or (a prompt command such as /init) lets the TUI have it
+    where the TUI was measured to send the model the same and change the same files. A
+    panel command's "isn't available" answer is always given."""
     decision = slash.decide(prompt, version, "/", EMPTY_HOME)
-    assert decision.kind != slash.TUI, f"{prompt!r} would reach the TUI on {version}"
+    if decision.kind == slash.TUI:
+        assert entry["tui"] is not None, f"{prompt!r} would reach an unmeasured TUI"
+        assert entry["model_prompts"] and outcome(entry["tui"]) == outcome(entry)
+        return
     local = entry["exit"] == 0 and entry.get("num_turns") == 0 and not entry["model_prompts"]
     if decision.kind == slash.ANSWER:
         assert local and not entry["side_effects"], entry
@@ -117,19 +133,23 @@ def test_the_tui_reads_a_command_where_claude_p_reads_text(prompt: str, name: st
     assert slash.decide(prompt, slash_commands.NEWEST, "/", EMPTY_HOME).kind == slash.REFUSE
 
 
-@pytest.mark.parametrize(
-    ("prompt", "seen"),
-    [
-        ("/logout\x7f", "/logout"),
-        ("/logout\x07\x1b", "/logout"),
-        ("/log\u200bout", "/logout"),  # a zero-width space (Cf)
-        ("/logout\tnow\n", "/logout\tnow\n"),
-        ("/x\r", "/x\r"),
-        ("plain text", "plain text"),
-    ],
-)
-def test_the_tui_form_drops_what_the_input_box_drops(prompt: str, seen: str) -> None:
-    assert slash.tui_form(prompt) == seen
+def tui_form(prompt: str) -> str:
+    """The prompt as the TUI's input box holds it, written out plainly (the reference
+    for slash.tui_command_name, which reads only the start)."""
+    kept = [c for c in prompt if c in slash.JS_SPACE or unicodedata.category(c) not in ("Cc", "Cf")]
+    return "".join(kept)
+
+
+def test_the_tui_reads_the_command_of_the_prompt_s_tui_form() -> None:
+    """Every mix of leading junk, name and tail from a set of pieces: the fast reader
+    agrees with reading the whole TUI form."""
+    heads = ["", " ", "\t", "\x07", "\u200b", "\x1b", "\ufeff", "\x85", "x"]
+    names = ["/", "/help", "/he\x7flp", "/plug:cmd", "/etc/hosts", "/h\u00e9", "//x"]
+    tails = ["", " now", "\x7f", "\nnow", "\u00a0x", "\x00"]
+    for head, name, tail in itertools.product(heads, names, tails):
+        prompt = head + name + tail
+        expected = slash.command_name(slash.js_trim(tui_form(prompt)))
+        assert slash.tui_command_name(prompt) == expected, repr(prompt)
 
 
 @pytest.mark.parametrize(
