@@ -221,8 +221,14 @@ CAPTURED: Dict[str, Tuple[str, Dict[int, str], Dict[int, str]]] = {
 # measured to send the model what claude -p sends, with the same effects.
 TUI_MEASURED: Dict[str, Tuple[str, str]] = {
     "2.1.197": (
-        "",
-        "",
+        (
+            "batch code-review deep-research fewer-permission-prompts init loop review "
+            "security-review simplify team-onboarding update-config"
+        ),
+        (
+            "batch code-review deep-research fewer-permission-prompts init loop review "
+            "security-review simplify team-onboarding update-config"
+        ),
     ),
     "2.1.270": (
         "",
