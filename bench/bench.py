@@ -877,7 +877,7 @@ class Bench:
         runtime = self.root / "run"
         runtime.mkdir(mode=0o700, exist_ok=True)
         env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
-        keepers = runtime / "claude-print"
+        keepers = runtime / f"claude-print-{os.getuid()}"
         subprocess.run([*self.claude_print, "--warm-up"], cwd=self.project, env=env, check=True)
         walls: Dict[str, List[float]] = {"p": [], "warm": [], "cold": []}
         adopted, bad = 0, []

@@ -1,7 +1,7 @@
 """The warm start's socket: where it lives, who may use it, and its messages.
 
 A keeper (keeper.py) listens on `<runtime dir>/warm-<key>.sock`; the runtime dir is
-`$XDG_RUNTIME_DIR/claude-print`, else `<tmp>/claude-print-<uid>`, made 0700 and used
+`$XDG_RUNTIME_DIR/claude-print-<uid>`, else `<tmp>/claude-print-<uid>`, made 0700 and used
 only if it is a real directory of this user's that nobody else may enter. Both ends
 check the other's uid (SO_PEERCRED) as well. A message is a 4-byte length and a JSON
 object; the first may carry file descriptors (SCM_RIGHTS): the run's stdout and stderr.
@@ -37,10 +37,10 @@ def runtime_dir(environ: Mapping[str, str]) -> str:
     """This user's private dir for warm sockets (made if missing); ClaudePrintError if
     what is there is not private."""
     xdg = environ.get("XDG_RUNTIME_DIR", "")
-    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg):
-        path = os.path.join(xdg, "claude-print")
-    else:
-        path = os.path.join(tempfile.gettempdir(), f"claude-print-{os.getuid()}")
+    # The uid in the name: users who share the variable (sudo -E) do not collide.
+    name = f"claude-print-{os.getuid()}"
+    base = xdg if xdg and os.path.isabs(xdg) and os.path.isdir(xdg) else tempfile.gettempdir()
+    path = os.path.join(base, name)
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:

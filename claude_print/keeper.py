@@ -101,8 +101,7 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
     if request is None or len(fds) != 2:
         _close_all(fds)
         return 1
-    _pid, uid = handover.peer(conn)
-    if not _handed_over(conn, request, recorded, uid, session):
+    if not _handed_over(conn, request, recorded, session):
         _close_all(fds)
         return 0
     for target, fd in zip((1, 2), fds):
@@ -123,11 +122,12 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
 
 
 def _handed_over(
-    conn: socket.socket, request: Dict[str, Any], recorded: str, uid: int, session: Session
+    conn: socket.socket, request: Dict[str, Any], recorded: str, session: Session
 ) -> bool:
     """Whether the run's prompt is ours now: its request fits this TUI, we said so, and
     the run said go. It may have given us up meanwhile (its deadline, a signal): only
     its go makes the prompt ours, so a prompt never runs in a keeper and a cold run."""
+    _pid, uid = handover.peer(conn)
     stale = _why_stale(request, recorded, uid)
     try:
         if stale:

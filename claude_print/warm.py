@@ -50,12 +50,68 @@ def key(options: Options, environ: Mapping[str, str], cwd: str) -> str:
         "claude-print": [__version__, os.path.dirname(os.path.abspath(__file__))],
         "binary": [os.path.realpath(options.claude_binary), st.st_size, st.st_mtime_ns],
         "cwd": cwd,
-        "uid": os.getuid(),
+        "process": process_context(cwd),
         "options": fields,
         "environ": dict(environ),
     }
     text = json.dumps(identity, sort_keys=True, default=list, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+# /proc/self/status lines a TUI inherits: its identity, file mode mask, privileges.
+_STATUS_FIELDS = (
+    "Umask",
+    "Uid",
+    "Gid",
+    "Groups",
+    "NoNewPrivs",
+    "Seccomp",
+    "Seccomp_filters",
+    "CapInh",
+    "CapPrm",
+    "CapEff",
+    "CapBnd",
+    "CapAmb",
+)
+
+
+def process_context(cwd: str) -> Dict[str, object]:
+    """What the TUI inherits from the process that starts it, beyond its environment:
+    ids and groups, umask, privileges, namespaces, cgroup, resource limits, and which
+    directory `cwd` is (one deleted and made again at the same path is another)."""
+    context: Dict[str, object] = {
+        "ids": [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), sorted(os.getgroups())],
+    }
+    try:
+        st = os.stat(cwd)
+        context["cwd"] = [st.st_dev, st.st_ino]
+    except OSError as exc:
+        context["cwd"] = f"-{exc.errno}"
+    status = _read("/proc/self/status")
+    context["status"] = [
+        line for line in status.splitlines() if line.split(":", 1)[0] in _STATUS_FIELDS
+    ]
+    if "Umask:" not in status:  # before Linux 4.7, or not Linux: set it back at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+        context["umask"] = mask
+    namespaces = {}
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir("/proc/self/ns")):
+            with contextlib.suppress(OSError):
+                namespaces[name] = os.readlink(os.path.join("/proc/self/ns", name))
+    context["ns"] = namespaces
+    context["cgroup"] = _read("/proc/self/cgroup")
+    context["limits"] = _read("/proc/self/limits")
+    return context
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+    except OSError as exc:
+        return f"-{exc.errno}"
 
 
 def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optional[str]:

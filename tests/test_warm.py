@@ -84,7 +84,7 @@ def start_warm(
 
 
 def sockets(sandbox: Sandbox) -> List[Path]:
-    return sorted((run_dir(sandbox) / "claude-print").glob("warm-*.sock"))
+    return sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*.sock"))
 
 
 def wait_until(
@@ -295,7 +295,7 @@ def test_keeper_leaves_after_its_idle_lifetime(warm_sandbox: Sandbox) -> None:
         "the idle keeper and its TUI gone",
         lambda: not sockets(warm_sandbox) and not warm_sandbox.leftovers(),
     )
-    assert list((run_dir(warm_sandbox) / "claude-print").iterdir()) == []
+    assert list((run_dir(warm_sandbox) / f"claude-print-{os.getuid()}").iterdir()) == []
 
 
 def test_a_killed_keeper_takes_its_tui_along(warm_sandbox: Sandbox) -> None:
