@@ -12,7 +12,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List
 
 import pytest
 
@@ -110,7 +110,7 @@ def test_a_directory_made_again_at_the_same_path_is_another_key(
         os.close(held)
 
 
-def _key_in(argv_prefix: list, binary: str, cwd: str) -> str:
+def _key_in(argv_prefix: List[str], binary: str, cwd: str) -> str:
     """The key as a child process sees it (under `argv_prefix`: unshare, setpriv ...)."""
     code = (
         "import json, sys; from claude_print import warm; from claude_print.options import "
@@ -132,7 +132,7 @@ def _key_in(argv_prefix: list, binary: str, cwd: str) -> str:
     return done.stdout.strip()
 
 
-def _runs(argv: list) -> bool:
+def _runs(argv: List[str]) -> bool:
     if not shutil.which(argv[0]):
         return False
     return subprocess.run([*argv, "true"], capture_output=True, check=False).returncode == 0
@@ -149,7 +149,7 @@ def _runs(argv: list) -> bool:
     ],
     ids=["netns", "mountns", "rlimit", "no_new_privs", "groups"],
 )
-def test_the_process_context_is_in_the_key(binary: str, tmp_path: Path, prefix: list) -> None:
+def test_the_process_context_is_in_the_key(binary: str, tmp_path: Path, prefix: List[str]) -> None:
     if not _runs(prefix):
         pytest.skip(f"{' '.join(prefix)} cannot run here")
     plain = _key_in([], binary, str(tmp_path))
@@ -237,7 +237,7 @@ def _check_foreign_socket(tmp_path: Path, binary: str) -> None:
     options = Options(prompt="secret prompt", prompt_source="argv", claude_binary=binary)
     paths = handover.paths_for(warm.key(options, environ, str(tmp_path)), environ)
     pid = _listening_as(NOBODY, paths.socket)
-    lines = []
+    lines: List[str] = []
     try:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         with sock:
@@ -296,4 +296,4 @@ def test_a_keeper_refuses_a_request_of_another_user() -> None:
         assert handover.peer(conn)[1] == NOBODY
         assert keeper._handed_over(conn, request, "f", None) is False  # type: ignore[arg-type]
     _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
