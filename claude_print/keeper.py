@@ -55,7 +55,8 @@ def serve(options: Options, claim: handover.Claim, listener: socket.socket) -> i
 
 
 def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> int:
-    recorded = fingerprint.take(os.getcwd(), os.environ)
+    paths = fingerprint.named(options.forwarded, options.mcp_configs)
+    recorded = fingerprint.take(os.getcwd(), os.environ, paths=paths)
     started = time.monotonic()
     held = options._replace(prompt=PLACEHOLDER, prompt_source="stdin", prompt_via="editor")
     trace = Trace(options.trace, started)

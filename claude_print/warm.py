@@ -195,7 +195,9 @@ def _hand_over(
         trace(f"warm start: {paths.socket} belongs to uid {uid}; cold run")
         return None
     request = {
-        "fingerprint": fingerprint.take(cwd, environ),
+        "fingerprint": fingerprint.take(
+            cwd, environ, paths=fingerprint.named(options.forwarded, options.mcp_configs)
+        ),
         "prompt": options.prompt,
         "started": started,
         "timeout": options.timeout,
