@@ -65,8 +65,6 @@ PROJECT_STATE_KEYS = (
     "enableAllProjectMcpServers",
     "allowedTools",
     "mcpContextUris",
-    "hasTrustDialogAccepted",
-    "hasClaudeMdExternalIncludesApproved",
     "ignorePatterns",
 )
 _IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
@@ -217,13 +215,17 @@ def _user_state(environ: Mapping[str, str], home: str, cwd: str) -> str:
         return _file(path)  # unreadable as JSON: any change counts
     if not isinstance(state, dict):
         return _file(path)
-    kept: Dict[str, Any] = {k: state.get(k) for k in USER_STATE_KEYS}
+    # Absent and empty are the same: a TUI's first start in a project writes the
+    # project's entry with empty lists (the keeper's own TUI, after its fingerprint).
+    kept: Dict[str, Any] = {k: state[k] for k in USER_STATE_KEYS if state.get(k)}
     projects = state.get("projects")
     if isinstance(projects, dict):
         for directory in _upwards(cwd):
             entry = projects.get(directory)
             if isinstance(entry, dict):
-                kept[directory] = {k: entry.get(k) for k in PROJECT_STATE_KEYS}
+                parts = {k: entry[k] for k in PROJECT_STATE_KEYS if entry.get(k)}
+                if parts:
+                    kept[directory] = parts
     text = json.dumps(kept, sort_keys=True, ensure_ascii=False)
     return f"{path} {hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
 

@@ -289,3 +289,25 @@ def test_named_reads_flag_values() -> None:
         ("tree", "p"),
         ("file", "m.json"),
     ]
+
+
+def test_a_projects_first_entry_with_empty_lists_does_not_show(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """What 2.1.332's first start in a project adds to ~/.claude.json (measured): the
+    keeper's own TUI writes it after the keeper took its fingerprint."""
+    home, project, environ = tree
+    _claude_json(home, {"theme": "dark"})
+    before = take(project, environ)
+    entry = {
+        "allowedTools": [],
+        "mcpContextUris": [],
+        "mcpServers": {},
+        "enabledMcpjsonServers": [],
+        "disabledMcpjsonServers": [],
+        "hasTrustDialogAccepted": True,
+        "hasClaudeMdExternalIncludesApproved": False,
+        "hasClaudeMdExternalIncludesWarningShown": False,
+    }
+    _claude_json(home, {"numStartups": 1, "projects": {str(project): entry}})
+    assert take(project, environ) == before
