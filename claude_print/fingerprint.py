@@ -30,16 +30,32 @@ GIT_WAIT = 5.0  # seconds
 IMPORT_DEPTH = 5  # Claude Code follows `@path` imports in memory files this deep
 # Per directory from the cwd up to /: the memory files Claude Code loads (AGENTS.md:
 # 2.1.332 reads it; fingerprinted for every release, a change only costs a cold run).
+# Found by tests/test_e2e_warm_reads.py (strace of the boot): .claude/AGENTS.md and
+# .mcp.json in every parent too (2.1.332).
 MEMORY_FILES = (
     "CLAUDE.md",
     "CLAUDE.local.md",
     os.path.join(".claude", "CLAUDE.md"),
     "AGENTS.md",
+    os.path.join(".claude", "AGENTS.md"),
 )
+UPWARD_FILES = (".mcp.json", ".ignore", ".rgignore")
+UPWARD_TREES = (os.path.join(".claude", "rules"),)  # 2.1.197 lists every parent's rules
 # Trees under a config dir and under the project's .claude: their files are read at start.
 TREES = ("rules", "skills", "agents", "commands", "output-styles", "routines", "workflows")
-PROJECT_FILES = (".mcp.json",)
-CONFIG_FILES = ("CLAUDE.md", "settings.json", "settings.local.json")
+PROJECT_FILES = (
+    ".mcp.json",
+    os.path.join(".claude", "scheduled_tasks.json"),
+    os.path.join(".claude", "launch.json"),
+)
+CONFIG_FILES = (
+    "CLAUDE.md",
+    "settings.json",
+    "settings.local.json",
+    "keybindings.json",
+    ".config.json",
+    os.path.join("state", "hybrid-settings.json"),
+)
 # Everything an administrator manages (settings, MCP servers, memory): read at start.
 MANAGED_DIR = "/etc/claude-code"
 # Flags whose values name files or directories the TUI reads at its start.
@@ -119,12 +135,13 @@ def _parts(
     for directory in _upwards(cwd):
         for name in MEMORY_FILES:
             yield from _memory(os.path.join(directory, name), home)
+        for name in UPWARD_FILES:
+            yield _file(os.path.join(directory, name))
     yield from _project(cwd, home)
     for name in CONFIG_FILES:
         yield from _memory(os.path.join(config_dir, name), home)
-    yield from _tree(MANAGED_DIR, home)
-    for tree in TREES:
-        yield from _tree(os.path.join(config_dir, tree), home)
+    for root in trees(cwd, environ, paths):
+        yield from _tree(root, home)
     yield _user_state(environ, home, cwd)
     for kind, value in paths:
         path = os.path.join(cwd, os.path.expanduser(value))
@@ -132,24 +149,38 @@ def _parts(
             for name in MEMORY_FILES:
                 yield from _memory(os.path.join(path, name), home)
             yield from _project(path, home)
-        elif kind == "tree" or os.path.isdir(path):
-            yield from _tree(path, home)
-        else:
+        elif not (kind == "tree" or os.path.isdir(path)):
             yield _file(path)
     for name in (".gitconfig", os.path.join(".config", "git", "config")):
         yield _file(os.path.join(home, name))  # the git user name of the system prompt
     yield "git " + hashlib.sha256(git(cwd, environ)).hexdigest()
 
 
+def trees(cwd: str, environ: Mapping[str, str], paths: Sequence[Tuple[str, str]]) -> List[str]:
+    """The directories whose every file is fingerprinted by content."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    config_dir = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    bases = [config_dir, os.path.join(cwd, ".claude")]
+    xdg_config = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    roots = [MANAGED_DIR, os.path.join(xdg_config, "anthropic")]  # the Anthropic config
+    for kind, value in paths:
+        path = os.path.join(cwd, os.path.expanduser(value))
+        if kind == "project":
+            bases.append(os.path.join(path, ".claude"))
+        elif kind == "tree" or os.path.isdir(path):
+            roots.append(path)
+    roots += [os.path.join(d, tree) for d in _upwards(cwd)[1:] for tree in UPWARD_TREES]
+    return roots + [os.path.join(base, tree) for base in bases for tree in TREES]
+
+
 def _project(directory: str, home: str) -> Iterator[str]:
-    """A project directory's own files: its settings, MCP servers and .claude trees."""
+    """A project directory's own files: its settings and MCP servers (its .claude trees
+    are among `trees`)."""
     project = os.path.join(directory, ".claude")
     for name in ("settings.json", "settings.local.json"):
         yield _file(os.path.join(project, name))
     for name in PROJECT_FILES:
         yield _file(os.path.join(directory, name))
-    for tree in TREES:
-        yield from _tree(os.path.join(project, tree), home)
 
 
 def _upwards(cwd: str) -> List[str]:
