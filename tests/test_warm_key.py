@@ -209,8 +209,9 @@ def _listening_as(uid: int, path: str) -> int:
             os.setuid(uid)
             sock.listen(1)
             os.write(ready_w, b"x")
-            conn, _ = sock.accept()
-            conn.recv(1 << 16)
+            while True:  # until killed: the test connects more than once
+                conn, _ = sock.accept()
+                conn.recv(1 << 16)
         finally:
             os._exit(0)
     os.close(ready_w)
