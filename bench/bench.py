@@ -1423,6 +1423,8 @@ def print_fleet(r: Dict[str, Any]) -> None:
 
 
 def first_line(path: str) -> str:
+    if not os.path.isfile(path):  # --claude-print module: "-m claude_print"
+        return ""
     with open(path, "rb") as f:
         return f.readline().decode("utf-8", "replace").rstrip("\n")
 
