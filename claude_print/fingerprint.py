@@ -300,18 +300,44 @@ def _tree(root: str, home: str) -> Iterator[str]:
 def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
     """Branch, HEAD and status as `git status` shows them (what the system prompt's git
     section is made from), without taking git's optional index lock."""
+    return git_started(cwd, environ)(cwd, environ)
+
+
+def git_started(cwd: str, environ: Mapping[str, str]) -> Callable[[str, Mapping[str, str]], bytes]:
+    """`git status` started now, in the background: a warm run overlaps it with its other
+    work. Returns `take`'s `git`, which waits for it."""
     env = dict(environ, GIT_OPTIONAL_LOCKS="0")  # the TUI's git runs in this environment
     try:
-        done = subprocess.run(
+        proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
             ["git", "status", "--porcelain=v2", "--branch", "-z"],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            timeout=GIT_WAIT,
-            check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"no git: {type(exc).__name__} {time.monotonic_ns()}".encode()
-    return done.stdout + f" exit {done.returncode}".encode()
+        failure = ""
+    except OSError as exc:
+        proc, failure = None, type(exc).__name__
+
+    done: List[bytes] = []
+
+    def result(_cwd: str, _environ: Mapping[str, str]) -> bytes:
+        """Its output (waited for once; later calls give the same)."""
+        if not done:
+            done.append(_finish(proc, failure))
+        return done[0]
+
+    return result
+
+
+def _finish(proc: Optional[subprocess.Popen[bytes]], failure: str) -> bytes:
+    if proc is None:
+        return f"no git: {failure} {time.monotonic_ns()}".encode()
+    try:
+        out, _ = proc.communicate(timeout=GIT_WAIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return f"no git: TimeoutExpired {time.monotonic_ns()}".encode()
+    return out + f" exit {proc.returncode}".encode()

@@ -148,11 +148,29 @@ def adopt(
     """Run the prompt in a warm TUI: its exit code, or None for a cold run."""
     cwd = os.getcwd()
     reason = cold_reason(options, environ, cwd)
-    if reason is None:
+    if reason is not None:
+        trace(f"warm start: cold run ({reason})")
+        return None
+    git = fingerprint.git_started(cwd, environ)  # runs while we do the rest
+    try:
         from claude_print.release import installed_version
 
         facts = contract.facts_for(installed_version(options.claude_binary))
         reason = prompt_reason(options, facts)
+        return _try_keeper(options, started, environ, cwd, trace, reason, git)
+    finally:
+        git(cwd, environ)  # reaped, never left running or a zombie
+
+
+def _try_keeper(
+    options: Options,
+    started: float,
+    environ: Mapping[str, str],
+    cwd: str,
+    trace: Callable[[str], None],
+    reason: Optional[str],
+    git: Callable[[str, Mapping[str, str]], bytes],
+) -> Optional[int]:
     if reason is not None:
         trace(f"warm start: cold run ({reason})")
         return None
@@ -166,7 +184,7 @@ def adopt(
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     link = Link(sock, signals)
     try:
-        return _hand_over(link, paths, options, started, environ, cwd, trace)
+        return _hand_over(link, paths, options, started, environ, cwd, trace, git)
     except Interrupted as exc:  # before the keeper took the prompt: as a cold run would
         return _report(options, started, f"interrupted by {exc}", EXIT_INTERRUPTED)
     finally:
@@ -183,6 +201,7 @@ def _hand_over(
     environ: Mapping[str, str],
     cwd: str,
     trace: Callable[[str], None],
+    git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
 ) -> Optional[int]:
     sock = link.sock
     try:
@@ -194,10 +213,9 @@ def _hand_over(
     if uid != os.getuid():
         trace(f"warm start: {paths.socket} belongs to uid {uid}; cold run")
         return None
+    named = fingerprint.named(options.forwarded, options.mcp_configs)
     request = {
-        "fingerprint": fingerprint.take(
-            cwd, environ, paths=fingerprint.named(options.forwarded, options.mcp_configs)
-        ),
+        "fingerprint": fingerprint.take(cwd, environ, git=git, paths=named),
         "prompt": options.prompt,
         "started": started,
         "timeout": options.timeout,
