@@ -40,6 +40,11 @@ MAX_KEEPERS = 8  # idle keepers per user (runtime dir); the oldest go first
 _NOT_IN_KEY = ("prompt", "prompt_source", "timeout", "trace")
 # Hooks that would run at the keeper's start and end, not around the run's prompt.
 SESSION_HOOKS = ("SessionStart", "SessionEnd")
+# Variables a shell sets per command: `_` is the path of the program it started
+# (`claude-print` from bash, `python` from a script), so `--warm-up` typed in a shell
+# never served a script's runs. Nothing the TUI does shows it: the shell its tools run
+# in sets `_` itself.
+NOT_IN_ENV_KEY = ("_",)
 
 
 def key(options: Options, environ: Mapping[str, str], cwd: str) -> str:
@@ -52,7 +57,7 @@ def key(options: Options, environ: Mapping[str, str], cwd: str) -> str:
         "cwd": cwd,
         "process": process_context(cwd),
         "options": fields,
-        "environ": dict(environ),
+        "environ": {k: v for k, v in environ.items() if k not in NOT_IN_ENV_KEY},
     }
     text = json.dumps(identity, sort_keys=True, default=list, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]

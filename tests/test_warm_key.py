@@ -63,6 +63,14 @@ def test_any_environment_change_is_another_key(
     assert key(binary, str(tmp_path), {**ENV, **changed}) != key(binary, str(tmp_path), ENV)
 
 
+def test_the_shells_underscore_is_not_in_the_key(binary: str, tmp_path: Path) -> None:
+    """bash sets `_` to the program it starts: a warm-up typed in a shell must serve a
+    script's runs (measured: it did not, `_` was /usr/bin/python3 there)."""
+    shell = key(binary, str(tmp_path), {**ENV, "_": "/usr/local/bin/claude-print"})
+    script = key(binary, str(tmp_path), {**ENV, "_": "/usr/bin/python3"})
+    assert shell == script == key(binary, str(tmp_path), ENV)
+
+
 def test_a_variable_removed_is_another_key(binary: str, tmp_path: Path) -> None:
     fewer = {k: v for k, v in ENV.items() if k != "LANG"}
     assert key(binary, str(tmp_path), fewer) != key(binary, str(tmp_path), ENV)
