@@ -29,7 +29,8 @@ LISTED_UP_TO = 2000  # entries per tree; more and the tree counts as changed eve
 GIT_WAIT = 5.0  # seconds
 IMPORT_DEPTH = 5  # Claude Code follows `@path` imports in memory files this deep
 # Per directory from the cwd up to /: the memory files Claude Code loads (AGENTS.md:
-# 2.1.332 reads it; fingerprinted for every release, a change only costs a cold run).
+# 2.1.331 and 2.1.332 look for it, 2.1.197 and 2.1.270 do not (strace of the boot);
+# fingerprinted for every release, where it is not read a change only costs a cold run).
 # Found by tests/test_e2e_warm_reads.py (strace of the boot): .claude/AGENTS.md and
 # .mcp.json in every parent too (2.1.332).
 MEMORY_FILES = (
