@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -426,3 +427,18 @@ def test_a_signal_before_the_keeper_takes_the_prompt(
     wait_until("the keeper gone", lambda: not os.path.exists(f"/proc/{keeper}"))
     transcripts = list((warm_sandbox.home / ".claude" / "projects").glob("*/*.jsonl"))
     assert not any("What is 2+2?" in p.read_text() for p in transcripts)
+
+
+def test_idle_keepers_are_capped_per_user(warm_sandbox: Sandbox) -> None:
+    """Each environment has its own key: a caller that changes a variable on every run
+    leaves at most 8 keepers waiting, the oldest stopped first; each socket is 0600."""
+    first = None
+    for i in range(10):
+        assert_exit(run_warm(warm_sandbox, ["hi"], env={"RUN_NUMBER": str(i)}), 0)
+        if first is None:
+            first = sockets(warm_sandbox)[0]
+    wait_until("at most 8 keepers", lambda: len(sockets(warm_sandbox)) <= 8)
+    assert len(sockets(warm_sandbox)) == 8
+    assert first not in sockets(warm_sandbox)
+    for path in sockets(warm_sandbox):
+        assert stat.S_IMODE(path.lstat().st_mode) == 0o600, path
