@@ -432,6 +432,10 @@ def test_a_signal_before_the_keeper_takes_the_prompt(
 def test_idle_keepers_are_capped_per_user(warm_sandbox: Sandbox) -> None:
     """Each environment has its own key: a caller that changes a variable on every run
     leaves at most 8 keepers waiting, the oldest stopped first; each socket is 0600."""
+    config = warm_sandbox.home / ".config" / "claude-print"
+    config.mkdir(parents=True)
+    # Long-lived keepers: none may leave by its idle lifetime during the test.
+    (config / "config.toml").write_text("[defaults]\nwarm_idle_secs = 900\n")
     first = None
     for i in range(10):
         assert_exit(run_warm(warm_sandbox, ["hi"], env={"RUN_NUMBER": str(i)}), 0)
