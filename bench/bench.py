@@ -877,7 +877,7 @@ class Bench:
         runtime = self.root / "run"
         runtime.mkdir(mode=0o700, exist_ok=True)
         env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
-        keepers = runtime / "claude-print"
+        keepers = runtime / f"claude-print-{os.getuid()}"
         subprocess.run([*self.claude_print, "--warm-up"], cwd=self.project, env=env, check=True)
         walls: Dict[str, List[float]] = {"p": [], "warm": [], "cold": []}
         adopted, bad = 0, []
@@ -1423,6 +1423,8 @@ def print_fleet(r: Dict[str, Any]) -> None:
 
 
 def first_line(path: str) -> str:
+    if not os.path.isfile(path):  # --claude-print module: "-m claude_print"
+        return ""
     with open(path, "rb") as f:
         return f.readline().decode("utf-8", "replace").rstrip("\n")
 

@@ -23,8 +23,17 @@ class Trace:
     def __call__(self, message: str) -> None:
         if self.enabled:
             elapsed = time.monotonic() - self.started
-            sys.stderr.write(f"[claude-print +{elapsed:7.3f}s] {message}\n")
-            sys.stderr.flush()
+            to_stderr(f"[claude-print +{elapsed:7.3f}s] {message}\n")
+
+
+def to_stderr(text: str) -> None:
+    """A line on stderr; a closed pipe ends stderr quietly (the run goes on: a caller
+    that stopped reading must not cut its cleanup short)."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except BrokenPipeError:
+        _to_devnull(sys.stderr)
 
 
 class Emitter:
@@ -63,10 +72,7 @@ class Emitter:
             sys.stdout.flush()
         except BrokenPipeError:
             self.broken = True
-            # Keep the interpreter's final flush from raising again.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
+            _to_devnull(sys.stdout)
 
     def control(self, obj: Dict[str, Any]) -> None:
         """A control-protocol message (stream-json input): as it is, never conformed."""
@@ -102,7 +108,7 @@ def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> 
     """An error before or outside a session: message on stderr, json object on stdout."""
     from claude_print import output
 
-    sys.stderr.write(f"claude-print: error: {exc.message}\n")
+    to_stderr(f"claude-print: error: {exc.message}\n")
     if output_format in ("json", "stream-json"):
         obj = output.error_object(
             exc.subtype,
@@ -112,3 +118,14 @@ def report_failure(exc: ClaudePrintError, output_format: str, **fields: Any) -> 
             claude_version=fields.get("claude_version", ""),
         )
         Emitter(output_format, release=fields.get("claude_version", "")).event(obj)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Keep later writes and the interpreter's final flush from raising again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)

@@ -16,23 +16,95 @@ listed with their stat, git runs once.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import stat
 import subprocess
 import time
-from typing import Callable, Iterator, List, Mapping, Optional
-
-from claude_print.user_hooks import MANAGED_SETTINGS
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 HASHED_UP_TO = 256 * 1024  # bytes; a larger file is known by its stat
 LISTED_UP_TO = 2000  # entries per tree; more and the tree counts as changed every time
 GIT_WAIT = 5.0  # seconds
-# Per directory from the cwd up to /: the memory files Claude Code loads.
-MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md", os.path.join(".claude", "CLAUDE.md"))
+IMPORT_DEPTH = 5  # Claude Code follows `@path` imports in memory files this deep
+# Per directory from the cwd up to /: the memory files Claude Code loads (AGENTS.md:
+# 2.1.331 and 2.1.332 look for it, 2.1.197 and 2.1.270 do not (strace of the boot);
+# fingerprinted for every release, where it is not read a change only costs a cold run).
+# Found by tests/test_e2e_warm_reads.py (strace of the boot): .claude/AGENTS.md and
+# .mcp.json in every parent too (2.1.332).
+MEMORY_FILES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    os.path.join(".claude", "CLAUDE.md"),
+    "AGENTS.md",
+    os.path.join(".claude", "AGENTS.md"),
+)
+UPWARD_FILES = (".mcp.json", ".ignore", ".rgignore")
+UPWARD_TREES = (os.path.join(".claude", "rules"),)  # 2.1.197 lists every parent's rules
 # Trees under a config dir and under the project's .claude: their files are read at start.
-TREES = ("rules", "skills", "agents", "commands", "output-styles")
-PROJECT_FILES = (".mcp.json",)
-CONFIG_FILES = ("CLAUDE.md", "settings.json")
+TREES = ("rules", "skills", "agents", "commands", "output-styles", "routines", "workflows")
+PROJECT_FILES = (
+    ".mcp.json",
+    os.path.join(".claude", "scheduled_tasks.json"),
+    os.path.join(".claude", "launch.json"),
+)
+CONFIG_FILES = (
+    "CLAUDE.md",
+    "settings.json",
+    "settings.local.json",
+    "keybindings.json",
+    ".config.json",
+    os.path.join("state", "hybrid-settings.json"),
+)
+# Everything an administrator manages (settings, MCP servers, memory): read at start.
+MANAGED_DIR = "/etc/claude-code"
+# Flags whose values name files or directories the TUI reads at its start.
+FILE_FLAGS = ("--system-prompt-file", "--append-system-prompt-file", "--mcp-config", "--settings")
+TREE_FLAGS = ("--plugin-dir",)
+PROJECT_FLAGS = ("--add-dir",)  # a directory with memory files and .claude of its own
+# ~/.claude.json: what of it changes a session (the rest, counters and last-run figures,
+# changes at every start, the keeper's own TUI's too).
+USER_STATE_KEYS = (
+    "mcpServers",
+    "customApiKeyResponses",
+    "primaryApiKey",
+    "oauthAccount",
+    "hasCompletedOnboarding",
+    "env",
+)
+PROJECT_STATE_KEYS = (
+    "mcpServers",
+    "enabledMcpjsonServers",
+    "disabledMcpjsonServers",
+    "disabledMcpServers",
+    "enabledMcpServers",
+    "enableAllProjectMcpServers",
+    "allowedTools",
+    "mcpContextUris",
+    "ignorePatterns",
+)
+_IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
+
+
+def named(flags: Sequence[str], mcp_configs: Sequence[str] = ()) -> List[Tuple[str, str]]:
+    """The (kind, value) pairs of the files and directories the flags name: kind is
+    "file", "tree" or "project"."""
+    kinds = {**dict.fromkeys(FILE_FLAGS, "file"), **dict.fromkeys(TREE_FLAGS, "tree")}
+    kinds.update(dict.fromkeys(PROJECT_FLAGS, "project"))
+    out: List[Tuple[str, str]] = []
+    kind = ""
+    for token in flags:
+        if token.startswith("--"):
+            name, eq, value = token.partition("=")
+            kind = kinds.get(name, "")
+            if kind and eq:
+                out.append((kind, value))
+                kind = ""
+        elif kind:
+            out.append((kind, token))
+    out += [("file", value) for value in mcp_configs]
+    return out
 
 
 def take(
@@ -40,10 +112,12 @@ def take(
     environ: Mapping[str, str],
     today: Callable[[], str] = lambda: time.strftime("%Y-%m-%d"),
     git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
+    paths: Sequence[Tuple[str, str]] = (),
 ) -> str:
-    """The fingerprint of what a TUI started now in `cwd` would read."""
+    """The fingerprint of what a TUI started now in `cwd` would read; `paths`: what its
+    flags name (`named`)."""
     digest = hashlib.sha256()
-    for part in _parts(cwd, environ, today, git or git_state):
+    for part in _parts(cwd, environ, today, git or git_state, paths):
         digest.update(part.encode("utf-8", "surrogateescape"))
         digest.update(b"\0")
     return digest.hexdigest()
@@ -54,27 +128,60 @@ def _parts(
     environ: Mapping[str, str],
     today: Callable[[], str],
     git: Callable[[str, Mapping[str, str]], bytes],
+    paths: Sequence[Tuple[str, str]],
 ) -> Iterator[str]:
     yield "date " + today()
     home = environ.get("HOME") or os.path.expanduser("~")
     config_dir = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     for directory in _upwards(cwd):
         for name in MEMORY_FILES:
+            yield from _memory(os.path.join(directory, name), home)
+        for name in UPWARD_FILES:
             yield _file(os.path.join(directory, name))
-    project = os.path.join(cwd, ".claude")
-    for name in ("settings.json", "settings.local.json"):
-        yield _file(os.path.join(project, name))
-    for name in PROJECT_FILES:
-        yield _file(os.path.join(cwd, name))
+    yield from _project(cwd, home)
     for name in CONFIG_FILES:
-        yield _file(os.path.join(config_dir, name))
-    yield _file(MANAGED_SETTINGS)
-    for base in (config_dir, project):
-        for tree in TREES:
-            yield from _tree(os.path.join(base, tree))
+        yield from _memory(os.path.join(config_dir, name), home)
+    for root in trees(cwd, environ, paths):
+        yield from _tree(root, home)
+    yield _user_state(environ, home, cwd)
+    for kind, value in paths:
+        path = os.path.join(cwd, os.path.expanduser(value))
+        if kind == "project":
+            for name in MEMORY_FILES:
+                yield from _memory(os.path.join(path, name), home)
+            yield from _project(path, home)
+        elif not (kind == "tree" or os.path.isdir(path)):
+            yield _file(path)
     for name in (".gitconfig", os.path.join(".config", "git", "config")):
         yield _file(os.path.join(home, name))  # the git user name of the system prompt
     yield "git " + hashlib.sha256(git(cwd, environ)).hexdigest()
+
+
+def trees(cwd: str, environ: Mapping[str, str], paths: Sequence[Tuple[str, str]]) -> List[str]:
+    """The directories whose every file is fingerprinted by content."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    config_dir = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    bases = [config_dir, os.path.join(cwd, ".claude")]
+    xdg_config = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    roots = [MANAGED_DIR, os.path.join(xdg_config, "anthropic")]  # the Anthropic config
+    for kind, value in paths:
+        path = os.path.join(cwd, os.path.expanduser(value))
+        if kind == "project":
+            bases.append(os.path.join(path, ".claude"))
+        elif kind == "tree" or os.path.isdir(path):
+            roots.append(path)
+    roots += [os.path.join(d, tree) for d in _upwards(cwd)[1:] for tree in UPWARD_TREES]
+    return roots + [os.path.join(base, tree) for base in bases for tree in TREES]
+
+
+def _project(directory: str, home: str) -> Iterator[str]:
+    """A project directory's own files: its settings and MCP servers (its .claude trees
+    are among `trees`)."""
+    project = os.path.join(directory, ".claude")
+    for name in ("settings.json", "settings.local.json"):
+        yield _file(os.path.join(project, name))
+    for name in PROJECT_FILES:
+        yield _file(os.path.join(directory, name))
 
 
 def _upwards(cwd: str) -> List[str]:
@@ -84,6 +191,75 @@ def _upwards(cwd: str) -> List[str]:
         if parent == out[-1]:
             return out
         out.append(parent)
+
+
+def _memory(path: str, home: str, depth: int = 0, seen: Optional[Set[str]] = None) -> Iterator[str]:
+    """A memory file, and the files it imports (`@path`), followed as Claude Code follows
+    them: relative to the importing file, `~` for home, not inside code."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return
+    seen.add(path)
+    yield _file(path)
+    if depth >= IMPORT_DEPTH:
+        return
+    for target in _imports(path):
+        if target.startswith("~/"):
+            target = os.path.join(home, target[2:])
+        target = os.path.normpath(os.path.join(os.path.dirname(path), target))
+        yield from _memory(target, home, depth + 1, seen)
+
+
+def _imports(path: str) -> List[str]:
+    try:
+        with open(path, "rb") as f:
+            text = f.read(HASHED_UP_TO).decode("utf-8", "replace")
+    except OSError:
+        return []
+    found: List[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        line = re.sub(r"`[^`]*`", " ", line)  # inline code is not an import
+        found += [m.replace("\\ ", " ") for m in _IMPORT.findall(line)]
+    return found
+
+
+def _user_state(environ: Mapping[str, str], home: str, cwd: str) -> str:
+    """The parts of ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json) that change a
+    session: user MCP servers, the project entries of the cwd and its parents."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    path = (
+        os.path.join(configured, ".claude.json")
+        if configured
+        else os.path.join(home, ".claude.json")
+    )
+    try:
+        with open(path, "rb") as f:
+            state = json.loads(f.read())
+    except OSError as exc:
+        return f"{path} -{exc.errno}"
+    except ValueError:
+        return _file(path)  # unreadable as JSON: any change counts
+    if not isinstance(state, dict):
+        return _file(path)
+    # Absent and empty are the same: a TUI's first start in a project writes the
+    # project's entry with empty lists (the keeper's own TUI, after its fingerprint).
+    kept: Dict[str, Any] = {k: state[k] for k in USER_STATE_KEYS if state.get(k)}
+    projects = state.get("projects")
+    if isinstance(projects, dict):
+        for directory in _upwards(cwd):
+            entry = projects.get(directory)
+            if isinstance(entry, dict):
+                parts = {k: entry[k] for k in PROJECT_STATE_KEYS if entry.get(k)}
+                if parts:
+                    kept[directory] = parts
+    text = json.dumps(kept, sort_keys=True, ensure_ascii=False)
+    return f"{path} {hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
 def _file(path: str) -> str:
@@ -101,8 +277,9 @@ def _file(path: str) -> str:
         return f"{path} !{exc.errno}"
 
 
-def _tree(root: str) -> Iterator[str]:
-    """Every entry below `root` with its stat: a file added, removed or rewritten shows."""
+def _tree(root: str, home: str) -> Iterator[str]:
+    """Every file below `root` by content (memory files with their imports): a file
+    added, removed or rewritten shows, whatever its size, time or inode."""
     if not os.path.isdir(root):
         yield f"{root} absent"
         return
@@ -115,29 +292,53 @@ def _tree(root: str) -> Iterator[str]:
                 yield f"{root} too large {time.monotonic_ns()}"  # never equal twice
                 return
             path = os.path.join(directory, name)
-            try:
-                st = os.stat(path)
-            except OSError as exc:
-                yield f"{path} -{exc.errno}"
-                continue
-            yield f"{path} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
+            if name.endswith(".md"):
+                yield from _memory(path, home)
+            else:
+                yield _file(path)
 
 
 def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
     """Branch, HEAD and status as `git status` shows them (what the system prompt's git
     section is made from), without taking git's optional index lock."""
+    return git_started(cwd, environ)(cwd, environ)
+
+
+def git_started(cwd: str, environ: Mapping[str, str]) -> Callable[[str, Mapping[str, str]], bytes]:
+    """`git status` started now, in the background: a warm run overlaps it with its other
+    work. Returns `take`'s `git`, which waits for it."""
     env = dict(environ, GIT_OPTIONAL_LOCKS="0")  # the TUI's git runs in this environment
     try:
-        done = subprocess.run(
+        proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
             ["git", "status", "--porcelain=v2", "--branch", "-z"],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            timeout=GIT_WAIT,
-            check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"no git: {type(exc).__name__} {time.monotonic_ns()}".encode()
-    return done.stdout + f" exit {done.returncode}".encode()
+        failure = ""
+    except OSError as exc:
+        proc, failure = None, type(exc).__name__
+
+    done: List[bytes] = []
+
+    def result(_cwd: str, _environ: Mapping[str, str]) -> bytes:
+        """Its output (waited for once; later calls give the same)."""
+        if not done:
+            done.append(_finish(proc, failure))
+        return done[0]
+
+    return result
+
+
+def _finish(proc: Optional[subprocess.Popen[bytes]], failure: str) -> bytes:
+    if proc is None:
+        return f"no git: {failure} {time.monotonic_ns()}".encode()
+    try:
+        out, _ = proc.communicate(timeout=GIT_WAIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return f"no git: TimeoutExpired {time.monotonic_ns()}".encode()
+    return out + f" exit {proc.returncode}".encode()

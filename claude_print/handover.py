@@ -1,7 +1,7 @@
 """The warm start's socket: where it lives, who may use it, and its messages.
 
 A keeper (keeper.py) listens on `<runtime dir>/warm-<key>.sock`; the runtime dir is
-`$XDG_RUNTIME_DIR/claude-print`, else `<tmp>/claude-print-<uid>`, made 0700 and used
+`$XDG_RUNTIME_DIR/claude-print-<uid>`, else `<tmp>/claude-print-<uid>`, made 0700 and used
 only if it is a real directory of this user's that nobody else may enter. Both ends
 check the other's uid (SO_PEERCRED) as well. A message is a 4-byte length and a JSON
 object; the first may carry file descriptors (SCM_RIGHTS): the run's stdout and stderr.
@@ -10,6 +10,8 @@ object; the first may carry file descriptors (SCM_RIGHTS): the run's stdout and 
 from __future__ import annotations
 
 import array
+import contextlib
+import fcntl
 import json
 import os
 import socket
@@ -35,10 +37,10 @@ def runtime_dir(environ: Mapping[str, str]) -> str:
     """This user's private dir for warm sockets (made if missing); ClaudePrintError if
     what is there is not private."""
     xdg = environ.get("XDG_RUNTIME_DIR", "")
-    if xdg and os.path.isabs(xdg) and os.path.isdir(xdg):
-        path = os.path.join(xdg, "claude-print")
-    else:
-        path = os.path.join(tempfile.gettempdir(), f"claude-print-{os.getuid()}")
+    # The uid in the name: users who share the variable (sudo -E) do not collide.
+    name = f"claude-print-{os.getuid()}"
+    base = xdg if xdg and os.path.isabs(xdg) and os.path.isdir(xdg) else tempfile.gettempdir()
+    path = os.path.join(base, name)
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
@@ -62,6 +64,69 @@ def paths_for(key: str, environ: Mapping[str, str]) -> Paths:
             f"{MAX_SOCKET_PATH} bytes); set XDG_RUNTIME_DIR or TMPDIR to a shorter path"
         )
     return Paths(base + ".sock", base + ".lock")
+
+
+class Claim:
+    """A keeper's hold on its key: an flock on the key's lock file for as long as it
+    listens. Released, the socket goes first, then the lock file (unlinked while still
+    locked, so a keeper that opened the old file sees it is gone and tries again)."""
+
+    def __init__(self, paths: Paths, fd: int) -> None:
+        self.paths = paths
+        self.fd: Optional[int] = fd
+
+    @classmethod
+    def take(cls, paths: Paths) -> Optional[Claim]:
+        for _ in range(3):
+            fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            try:
+                same = os.stat(paths.lock).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return cls(paths, fd)
+            os.close(fd)  # its holder removed it as we opened it
+        return None
+
+    def mark(self, state: bytes) -> None:
+        """The keeper's state, for a look from outside (`--check`, tests)."""
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, state, 0)
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.paths.socket)
+        with contextlib.suppress(OSError):
+            os.unlink(self.paths.lock)
+        os.close(self.fd)
+        self.fd = None
+
+
+def listen(path: str) -> socket.socket:
+    """The keeper's socket at `path`, made 0600 as it is bound (a chmod after the bind
+    would follow a symlink put there meanwhile)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)  # a dead keeper's: this one holds the key's claim
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mask = os.umask(0o177)
+    try:
+        listener.bind(path)
+        listener.listen(8)
+        listener.setblocking(False)  # accepted from the pump, once it says there is one
+    except OSError:
+        listener.close()
+        raise
+    finally:
+        os.umask(mask)
+    return listener
 
 
 def peer(sock: socket.socket) -> Tuple[int, int]:

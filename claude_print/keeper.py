@@ -17,7 +17,6 @@ gone (measured on 2.1.197 and 2.1.331: 0.1 s), and the next run sweeps the relay
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import socket
@@ -31,6 +30,7 @@ from claude_print.emit import Emitter, Trace
 from claude_print.errors import ClaudePrintError
 from claude_print.options import Options
 from claude_print.runner import Session, guarded
+from claude_print.signals import SIGNALS
 from claude_print.turn import Turn
 
 # The prompt the keeper's session is built with; never typed (prompts come by the editor).
@@ -40,16 +40,13 @@ READY_MARK = b"ready\n"  # written into the lock file once the TUI waits at its 
 REQUEST_WAIT = 10.0  # seconds from a connection to its request
 
 
-def serve(options: Options, key: str, environ: Dict[str, str]) -> int:
-    """The keeper's whole life (in the detached process); its exit status."""
-    claim = Claim.take(handover.paths_for(key, environ))
-    if claim is None:
-        return 0  # another keeper has this key
-    try:
-        listener = _listen(claim.paths.socket)
-    except OSError:
-        claim.release()
-        return 1
+def serve(options: Options, claim: handover.Claim, listener: socket.socket) -> int:
+    """The keeper's whole life (in the detached process), once it holds its key's claim
+    and listens on its socket; its exit status."""
+    # Outside the session's pump a signal (its caller's watch sends one when the caller
+    # goes) must not end the keeper in the middle of the session's cleanup.
+    for signum in SIGNALS:
+        signal.signal(signum, lambda signum, frame: None)
     try:
         return _keep(options, listener, claim)
     finally:
@@ -57,52 +54,9 @@ def serve(options: Options, key: str, environ: Dict[str, str]) -> int:
         claim.release()
 
 
-class Claim:
-    """A keeper's hold on its key: an flock on the key's lock file for as long as it
-    listens. Released, the socket goes first, then the lock file (unlinked while still
-    locked, so a keeper that opened the old file sees it is gone and tries again)."""
-
-    def __init__(self, paths: handover.Paths, fd: int) -> None:
-        self.paths = paths
-        self.fd: Optional[int] = fd
-
-    @classmethod
-    def take(cls, paths: handover.Paths) -> Optional[Claim]:
-        for _ in range(3):
-            fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                return None
-            try:
-                same = os.stat(paths.lock).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                return cls(paths, fd)
-            os.close(fd)  # its holder removed it as we opened it
-        return None
-
-    def mark(self, state: bytes) -> None:
-        """The keeper's state, for a look from outside (`--check`, tests)."""
-        if self.fd is not None:
-            os.ftruncate(self.fd, 0)
-            os.pwrite(self.fd, state, 0)
-
-    def release(self) -> None:
-        if self.fd is None:
-            return
-        with contextlib.suppress(OSError):
-            os.unlink(self.paths.socket)
-        with contextlib.suppress(OSError):
-            os.unlink(self.paths.lock)
-        os.close(self.fd)
-        self.fd = None
-
-
-def _keep(options: Options, listener: socket.socket, claim: Claim) -> int:
-    recorded = fingerprint.take(os.getcwd(), os.environ)
+def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> int:
+    paths = fingerprint.named(options.forwarded, options.mcp_configs)
+    recorded = fingerprint.take(os.getcwd(), os.environ, paths=paths)
     started = time.monotonic()
     held = options._replace(prompt=PLACEHOLDER, prompt_source="stdin", prompt_via="editor")
     trace = Trace(options.trace, started)
@@ -148,25 +102,49 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
     if request is None or len(fds) != 2:
         _close_all(fds)
         return 1
-    _pid, uid = handover.peer(conn)
-    stale = _why_stale(request, recorded, uid)
-    if stale:
+    if not _handed_over(conn, request, recorded, session):
         _close_all(fds)
-        handover.send(conn, {"stale": stale})
         return 0
     for target, fd in zip((1, 2), fds):
         os.dup2(fd, target)
         os.close(fd)
-    handover.send(conn, {"accepted": True})
     trace.enabled = bool(request.get("trace"))
     prompt, started, timeout = request["prompt"], request["started"], request["timeout"]
     turn = _adopt(session, trace, prompt, started, timeout)
     _watch_caller(conn)
-    code = guarded(session, lambda: _checked_turn(session, turn, trace))
+    try:
+        code = guarded(session, lambda: _checked_turn(session, turn, trace))
+    except OSError:  # the run gave us up (its timeout) and closed our output
+        code = 1
     _let_go_of_output()
     with contextlib.suppress(OSError):
         handover.send(conn, {"exit": code})
     return 0
+
+
+def _handed_over(
+    conn: socket.socket, request: Dict[str, Any], recorded: str, session: Session
+) -> bool:
+    """Whether the run's prompt is ours now: its request fits this TUI, we said so, and
+    the run said go. It may have given us up meanwhile (its deadline, a signal): only
+    its go makes the prompt ours, so a prompt never runs in a keeper and a cold run."""
+    _pid, uid = handover.peer(conn)
+    stale = _why_stale(request, recorded, uid)
+    try:
+        if stale:
+            handover.send(conn, {"stale": stale})
+            return False
+        accepted = {
+            "accepted": True,
+            "session_id": session.session_id or "",
+            "claude_version": session.claude_version,
+        }
+        handover.send(conn, accepted)
+        go, more = handover.receive(conn)
+    except (OSError, ValueError, ClaudePrintError):
+        return False
+    _close_all(more)
+    return bool(go and go.get("go"))
 
 
 def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
@@ -197,13 +175,20 @@ def _checked_turn(session: Session, turn: Turn, trace: Trace) -> int:
 
 
 def _watch_caller(conn: socket.socket) -> None:
-    """The run that handed us its prompt is gone (SIGKILL): end as an interrupted run."""
+    """The run that handed us its prompt is gone (SIGKILL, or it gave us up at its
+    deadline): end as an interrupted run."""
 
     def watch() -> None:
         with contextlib.suppress(OSError):
             conn.settimeout(None)
             while conn.recv(1):
                 pass
+        # Its output pipes have no reader now: what we still write goes nowhere, and a
+        # write must not fail the session's cleanup.
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(null, fd)
+        os.close(null)
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="caller-watch", daemon=True).start()
@@ -227,21 +212,6 @@ def _accept(listener: socket.socket) -> Optional[socket.socket]:
         return None
     conn.setblocking(True)
     return conn
-
-
-def _listen(path: str) -> socket.socket:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)  # a dead keeper's: this one holds the key's claim
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        listener.bind(path)
-        os.chmod(path, 0o600)
-        listener.listen(8)
-        listener.setblocking(False)  # accepted from the pump, once it says there is one
-    except OSError:
-        listener.close()
-        raise
-    return listener
 
 
 def _close_all(fds: List[int]) -> None:

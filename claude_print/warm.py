@@ -14,28 +14,37 @@ import contextlib
 import hashlib
 import json
 import os
+import select
 import signal
 import socket
 import sys
 import time
-from types import FrameType
-from typing import Callable, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from claude_print import __version__, contract, fingerprint, handover, permissions
-from claude_print.errors import EXIT_USAGE, ClaudePrintError
+from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT, EXIT_USAGE, ClaudePrintError
 from claude_print.options import Options, choose_delivery
+from claude_print.signals import Interrupted, SignalPipe
 from claude_print.user_hooks import hooks_possible
+from claude_print.warm_link import Link, TimedOut
 
 DEFAULT_IDLE = 60.0  # seconds a keeper waits for a run
 # How long a run waits for a keeper to take its prompt: it may still be booting.
 ACCEPT_WAIT = 30.0
-# After the run's own deadline, how long to wait for the keeper's exit status.
-RESULT_GRACE = 15.0
+# After the run's own deadline, how long the keeper has to report its own timeout (its
+# session's deadline is the run's); then the run gives it up and reports it.
+RESULT_GRACE = 1.0
+BIND_WAIT = 5.0  # seconds a run waits, at its end, for the keeper it leaves to listen
+MAX_KEEPERS = 8  # idle keepers per user (runtime dir); the oldest go first
 # What a run hands the keeper with its prompt: the TUI does not depend on them.
 _NOT_IN_KEY = ("prompt", "prompt_source", "timeout", "trace")
 # Hooks that would run at the keeper's start and end, not around the run's prompt.
 SESSION_HOOKS = ("SessionStart", "SessionEnd")
-_FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# Variables a shell sets per command: `_` is the path of the program it started
+# (`claude-print` from bash, `python` from a script), so `--warm-up` typed in a shell
+# never served a script's runs. Nothing the TUI does shows it: the shell its tools run
+# in sets `_` itself.
+NOT_IN_ENV_KEY = ("_",)
 
 
 def key(options: Options, environ: Mapping[str, str], cwd: str) -> str:
@@ -46,12 +55,68 @@ def key(options: Options, environ: Mapping[str, str], cwd: str) -> str:
         "claude-print": [__version__, os.path.dirname(os.path.abspath(__file__))],
         "binary": [os.path.realpath(options.claude_binary), st.st_size, st.st_mtime_ns],
         "cwd": cwd,
-        "uid": os.getuid(),
+        "process": process_context(cwd),
         "options": fields,
-        "environ": dict(environ),
+        "environ": {k: v for k, v in environ.items() if k not in NOT_IN_ENV_KEY},
     }
     text = json.dumps(identity, sort_keys=True, default=list, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+# /proc/self/status lines a TUI inherits: its identity, file mode mask, privileges.
+_STATUS_FIELDS = (
+    "Umask",
+    "Uid",
+    "Gid",
+    "Groups",
+    "NoNewPrivs",
+    "Seccomp",
+    "Seccomp_filters",
+    "CapInh",
+    "CapPrm",
+    "CapEff",
+    "CapBnd",
+    "CapAmb",
+)
+
+
+def process_context(cwd: str) -> Dict[str, object]:
+    """What the TUI inherits from the process that starts it, beyond its environment:
+    ids and groups, umask, privileges, namespaces, cgroup, resource limits, and which
+    directory `cwd` is (one deleted and made again at the same path is another)."""
+    context: Dict[str, object] = {
+        "ids": [os.getuid(), os.geteuid(), os.getgid(), os.getegid(), sorted(os.getgroups())],
+    }
+    try:
+        st = os.stat(cwd)
+        context["cwd"] = [st.st_dev, st.st_ino]
+    except OSError as exc:
+        context["cwd"] = f"-{exc.errno}"
+    status = _read("/proc/self/status")
+    context["status"] = [
+        line for line in status.splitlines() if line.split(":", 1)[0] in _STATUS_FIELDS
+    ]
+    if "Umask:" not in status:  # before Linux 4.7, or not Linux: set it back at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+        context["umask"] = mask
+    namespaces = {}
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir("/proc/self/ns")):
+            with contextlib.suppress(OSError):
+                namespaces[name] = os.readlink(os.path.join("/proc/self/ns", name))
+    context["ns"] = namespaces
+    context["cgroup"] = _read("/proc/self/cgroup")
+    context["limits"] = _read("/proc/self/limits")
+    return context
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+    except OSError as exc:
+        return f"-{exc.errno}"
 
 
 def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optional[str]:
@@ -88,11 +153,29 @@ def adopt(
     """Run the prompt in a warm TUI: its exit code, or None for a cold run."""
     cwd = os.getcwd()
     reason = cold_reason(options, environ, cwd)
-    if reason is None:
+    if reason is not None:
+        trace(f"warm start: cold run ({reason})")
+        return None
+    git = fingerprint.git_started(cwd, environ)  # runs while we do the rest
+    try:
         from claude_print.release import installed_version
 
         facts = contract.facts_for(installed_version(options.claude_binary))
         reason = prompt_reason(options, facts)
+        return _try_keeper(options, started, environ, cwd, trace, reason, git)
+    finally:
+        git(cwd, environ)  # reaped, never left running or a zombie
+
+
+def _try_keeper(
+    options: Options,
+    started: float,
+    environ: Mapping[str, str],
+    cwd: str,
+    trace: Callable[[str], None],
+    reason: Optional[str],
+    git: Callable[[str, Mapping[str, str]], bytes],
+) -> Optional[int]:
     if reason is not None:
         trace(f"warm start: cold run ({reason})")
         return None
@@ -101,22 +184,31 @@ def adopt(
     except (ClaudePrintError, OSError) as exc:
         trace(f"warm start: cold run ({exc})")
         return None
+    signals = SignalPipe()
+    signals.install()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    link = Link(sock, signals)
     try:
-        return _hand_over(sock, paths, options, started, environ, cwd, trace)
+        return _hand_over(link, paths, options, started, environ, cwd, trace, git)
+    except Interrupted as exc:  # before the keeper took the prompt: as a cold run would
+        return _report(options, started, f"interrupted by {exc}", EXIT_INTERRUPTED)
     finally:
+        link.close()
         sock.close()
+        signals.restore()
 
 
 def _hand_over(
-    sock: socket.socket,
+    link: Link,
     paths: handover.Paths,
     options: Options,
     started: float,
     environ: Mapping[str, str],
     cwd: str,
     trace: Callable[[str], None],
+    git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
 ) -> Optional[int]:
+    sock = link.sock
     try:
         sock.connect(paths.socket)
     except OSError:
@@ -126,101 +218,189 @@ def _hand_over(
     if uid != os.getuid():
         trace(f"warm start: {paths.socket} belongs to uid {uid}; cold run")
         return None
+    named = fingerprint.named(options.forwarded, options.mcp_configs)
     request = {
-        "fingerprint": fingerprint.take(cwd, environ),
+        "fingerprint": fingerprint.take(cwd, environ, git=git, paths=named),
         "prompt": options.prompt,
         "started": started,
         "timeout": options.timeout,
         "trace": options.trace,
     }
-    sys.stdout.flush()
-    sys.stderr.flush()
+    link.signals.check()
+    ends = link.make_pipes()
     try:
-        handover.send(sock, request, fds=[sys.stdout.fileno(), sys.stderr.fileno()])
+        handover.send(sock, request, fds=ends)
     except OSError as exc:  # it took another run, or left, as we connected
         trace(f"warm start: keeper {keeper} is gone ({exc}); cold run")
         return None
+    finally:
+        for fd in ends:
+            os.close(fd)
+    trace(f"warm start: keeper {keeper} has the request")
     deadline = started + options.timeout
-    sock.settimeout(max(0.1, min(deadline, time.monotonic() + ACCEPT_WAIT) - time.monotonic()))
+    # It may still be booting: wait for it, but not past our deadline.
+    until = min(deadline, time.monotonic() + ACCEPT_WAIT)
     try:
-        reply, _ = handover.receive(sock)
-    except (OSError, ValueError) as exc:  # socket.timeout is an OSError
-        trace(f"warm start: keeper {keeper} did not take the prompt ({exc}); cold run")
+        reply = link.next_message(until)
+    except (TimedOut, OSError, ValueError, ClaudePrintError) as exc:
+        if time.monotonic() >= deadline:
+            trace(f"warm start: keeper {keeper} did not take the prompt in time")
+            return _report(options, started, _timed_out(options), EXIT_TIMEOUT)
+        trace(f"warm start: keeper {keeper} did not take the prompt ({_why(exc)}); cold run")
         return None
-    if reply is None or reply.get("stale"):
+    if reply is None or not reply.get("accepted"):
         why = reply.get("stale") if reply else "it closed the connection"
         trace(f"warm start: keeper {keeper} declined ({why}); cold run")
         return None
+    try:
+        handover.send(sock, {"go": True})  # from here on the prompt is the keeper's
+    except OSError as exc:
+        trace(f"warm start: keeper {keeper} is gone ({exc}); cold run")
+        return None
     trace(f"warm start: keeper {keeper} runs the prompt")
-    with _forwarding_signals(keeper):
-        sock.settimeout(max(0.1, deadline + RESULT_GRACE - time.monotonic()))
+    session = {k: reply.get(k) or "" for k in ("session_id", "claude_version")}
+    return _follow(link, keeper, options, started, deadline + RESULT_GRACE, session)
+
+
+def _follow(
+    link: Link,
+    keeper: int,
+    options: Options,
+    started: float,
+    cutoff: float,
+    session: Dict[str, str],
+) -> int:
+    """The keeper runs our prompt: copy its output until its exit code comes. Signals go
+    on to it; at `cutoff` it is given up: stopped, and the run reports its timeout."""
+    reply: Optional[Dict[str, Any]] = None
+    while True:
         try:
-            reply, _ = handover.receive(sock)
-        except (OSError, ValueError) as exc:
+            reply = link.next_message(cutoff)
+            break
+        except Interrupted as exc:
+            link.signals.caught = None
             with contextlib.suppress(OSError):
-                os.kill(keeper, signal.SIGTERM)
-            raise ClaudePrintError(f"warm start: no result from keeper {keeper} ({exc})") from exc
+                os.kill(keeper, exc.signum)  # it reports and exits as an interrupted run
+        except TimedOut:
+            reply = link.waiting_message()
+            if reply is None:
+                link.close()  # nothing it writes from now on reaches our caller
+                with contextlib.suppress(OSError):
+                    os.kill(keeper, signal.SIGTERM)
+                return _report(options, started, _timed_out(options), EXIT_TIMEOUT, **session)
+            break
+        except (OSError, ValueError, ClaudePrintError):
+            reply = None
+            break
+    link.drain()
     code = reply.get("exit") if reply else None
     if not isinstance(code, int):
-        raise ClaudePrintError(f"warm start: keeper {keeper} ended without a result")
+        link.close()
+        return _report(
+            options, started, f"warm start: keeper {keeper} ended without a result", EXIT_USAGE
+        )
     return code
 
 
-@contextlib.contextmanager
-def _forwarding_signals(pid: int) -> Iterator[None]:
-    """While the keeper runs our prompt, a signal to us is a signal to it (it reports
-    and exits as an interrupted run would)."""
+def _timed_out(options: Options) -> str:
+    return f"timed out after {options.timeout:g}s"
 
-    def forward(signum: int, frame: Optional[FrameType]) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signum)
 
-    previous: Dict[int, object] = {s: signal.signal(s, forward) for s in _FORWARDED_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+def _why(exc: Exception) -> str:
+    return "timed out" if isinstance(exc, TimedOut) else str(exc) or type(exc).__name__
+
+
+def _report(options: Options, started: float, message: str, code: int, **fields: str) -> int:
+    """The run's own result, as a cold run reports the same failure."""
+    from claude_print.emit import report_failure
+
+    subtype = {EXIT_TIMEOUT: "error_timeout", EXIT_INTERRUPTED: "error_interrupted"}.get(
+        code, "error_during_execution"
+    )
+    duration_ms = int((time.monotonic() - started) * 1000)
+    error = ClaudePrintError(message, code, subtype)
+    report_failure(error, options.output_format, duration_ms=duration_ms, **fields)
+    return code
 
 
 def leave_keeper(options: Options, environ: Mapping[str, str]) -> bool:
-    """Start a keeper for the next run with these options, detached (True: started)."""
+    """Start a keeper for the next run with these options, detached (True: started).
+    Returns once it listens (or has failed): a run that comes next finds its socket."""
     cwd = os.getcwd()
     if cold_reason(options, environ, cwd) is not None:
         return False
     try:
-        warm_key = key(options, environ, cwd)
-        handover.runtime_dir(environ)
+        paths = handover.paths_for(key(options, environ, cwd), environ)
     except (ClaudePrintError, OSError):
         return False
+    make_room(os.path.dirname(paths.socket), MAX_KEEPERS - 1)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
+    bound, bound_w = os.pipe()  # closed by the keeper once it listens, or by its end
     pid = os.fork()
     if pid:
+        os.close(bound_w)
         os.waitpid(pid, 0)  # the middle process leaves at once
+        select.select([bound], [], [], BIND_WAIT)
+        os.close(bound)
         return True
     code = 1
     try:
+        os.close(bound)
         os.setsid()  # no terminal, no process group of the caller's
         if os.fork():
             os._exit(0)
-        _detach_stdio()
-        from claude_print import keeper
-
-        code = keeper.serve(options, warm_key, dict(environ))
+        _detach_stdio(keep=bound_w)
+        claim = handover.Claim.take(paths)  # None: another keeper has this key
+        code = 0 if claim is None else _serve(options, claim, bound_w)
     finally:
         os._exit(code)
 
 
-def _detach_stdio() -> None:
-    """/dev/null for 0-2 and nothing else open: the caller must not wait on a pipe the
-    keeper still holds."""
+def _serve(options: Options, claim: handover.Claim, bound: int) -> int:
+    try:
+        listener = handover.listen(claim.paths.socket)
+    except OSError:
+        claim.release()
+        return 1
+    finally:
+        os.close(bound)
+    from claude_print import keeper  # after the run has gone on: it imports the rest
+
+    return keeper.serve(options, claim, listener)
+
+
+def make_room(directory: str, room: int) -> None:
+    """At most `room` keepers of this user's stay: the ones idle longest are stopped (a
+    connection that sends no request ends a keeper). Each environment has its own key,
+    so a caller that changes a variable on every run would pile them up."""
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith("warm-") and n.endswith(".sock")]
+    except OSError:
+        return
+    if len(names) <= room:
+        return
+    aged = []
+    for name in names:
+        with contextlib.suppress(OSError):
+            aged.append((os.lstat(os.path.join(directory, name)).st_mtime_ns, name))
+    aged.sort()
+    for _, name in aged[: max(0, len(aged) - room)]:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with sock, contextlib.suppress(OSError):
+            sock.settimeout(1.0)
+            sock.connect(os.path.join(directory, name))
+
+
+def _detach_stdio(keep: int) -> None:
+    """/dev/null for 0-2 and nothing else open but `keep`: the caller must not wait on a
+    pipe the keeper still holds."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     for fd in _open_fds():
-        if fd > 2:
+        if fd > 2 and fd != keep:
             with contextlib.suppress(OSError):
                 os.close(fd)
 

@@ -42,7 +42,13 @@ CHANGES: Dict[str, Callable[[Path, Path], None]] = {
         h / ".claude" / "settings.json", json.dumps({"permissions": {"deny": ["Bash"]}})
     ),
     "git status": lambda p, h: _write(p / "untracked.txt", "new\n"),
+    # issue 30: each gave the old request before the fingerprint read it by content
+    "AGENTS.md": lambda p, h: _write(p.parent / "AGENTS.md", "Answer in Danish.\n"),
+    "a file CLAUDE.md imports": lambda p, h: _write(p / "notes.md", "Answer in Welsh.\n"),
+    "the --append-system-prompt-file": lambda p, h: _write(p.parent / "extra.md", "Be brief.\n"),
+    "a user MCP server": lambda p, h: None,  # `claude mcp add -s user` (in the test)
 }
+ECHO_SERVER = str(Path(__file__).parent / "mcp_echo.py")
 
 
 def keeper_ready(sandbox: Sandbox) -> bool:
@@ -77,8 +83,19 @@ def test_warm_request_equals_cold(
     _write(project / "README.md", "hello\n")
     git(project, "add", "README.md")
     git(project, "commit", "-q", "-m", "first")
+    # Outside the project (its git status must not change): a file a flag names, and
+    # CLAUDE.md's import, as they are before the keeper starts.
+    _write(project.parent / "extra.md", "Be kind.\n")
+    _write(project / "notes.md", "Answer in English.\n")
+    _write(project / ".git" / "info" / "exclude", "notes.md\nCLAUDE.md\n")
+    _write(project / "CLAUDE.md", "Read @notes.md first.\n")
     env = warm_env(sandbox)
-    flags = ["--output-format", "json"]
+    flags = [
+        "--output-format",
+        "json",
+        "--append-system-prompt-file",
+        str(project.parent / "extra.md"),
+    ]
     try:
         up = subprocess.run(
             [
@@ -98,6 +115,12 @@ def test_warm_request_equals_cold(
         assert_exit(up, 0)
         wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
         CHANGES[change](project, sandbox.home)
+        if change == "a user MCP server":  # the TUI rewrites ~/.claude.json: its own CLI
+            add = [real_claude, "mcp", "add", "-s", "user", "echo", "--", sys.executable]
+            done = subprocess.run(
+                [*add, ECHO_SERVER], env=sandbox.env(**env), capture_output=True, timeout=60
+            )
+            assert_exit(done, 0)
         start = len(fake_api.requests)
         warm = run_claude_print(
             sandbox, ["--warm", "--trace", *flags, PROMPT], binary=real_claude, env=env

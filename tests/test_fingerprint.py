@@ -3,6 +3,7 @@ nothing else does (an unchanged tree gives the same one, so warm runs happen at 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -135,3 +136,178 @@ def test_a_tree_too_large_never_matches(
     for i in range(4):
         _write(project / ".claude" / "skills" / f"s{i}" / "SKILL.md", "x")
     assert take(project, environ) != take(project, environ)
+
+
+# --- issue 30: everything else the TUI reads at its start, by content -------------
+
+
+def _claude_json(home: Path, state: Dict[str, object]) -> None:
+    (home / ".claude.json").write_text(json.dumps(state))
+
+
+def _imports(h: Path, p: Path) -> None:
+    """CLAUDE.md imports notes.md (written before the fingerprint); notes.md changes."""
+    (p / "notes.md").write_text("new notes\n")
+
+
+MORE_CHANGES: Dict[str, Callable[[Path, Path], object]] = {
+    "AGENTS.md in the project": lambda h, p: (p / "AGENTS.md").write_text("Be terse.\n"),
+    "AGENTS.md one level up": lambda h, p: (p.parent / "AGENTS.md").write_text("x"),
+    "a file CLAUDE.md imports": _imports,
+    "a file an imported file imports": lambda h, p: (p / "deep.md").write_text("deeper\n"),
+    "a file imported by ~ path": lambda h, p: (h / "mine.md").write_text("mine\n"),
+    "a user MCP server (claude mcp add -s user)": lambda h, p: _claude_json(
+        h, {"numStartups": 3, "mcpServers": {"s": {"command": "x"}}}
+    ),
+    "a local MCP server of the project": lambda h, p: _claude_json(
+        h, {"numStartups": 3, "projects": {str(p): {"mcpServers": {"s": {"command": "x"}}}}}
+    ),
+    "a .claude/routines file": lambda h, p: _write(p / ".claude" / "routines" / "r.md", "x"),
+    "a .claude/workflows file": lambda h, p: _write(p / ".claude" / "workflows" / "w.yml", "x"),
+    "a user settings.local.json": lambda h, p: _write(h / ".claude" / "settings.local.json", "{}"),
+}
+
+
+@pytest.fixture
+def importing(tree: Tuple[Path, Path, Dict[str, str]]) -> Tuple[Path, Path, Dict[str, str]]:
+    home, project, _environ = tree
+    (project / "CLAUDE.md").write_text(
+        "See @notes.md and @~/mine.md\n`@not-an-import.md`\n```\n@nor-this.md\n```\n"
+    )
+    (project / "notes.md").write_text("old notes @deep.md\n")
+    _claude_json(home, {"numStartups": 2})
+    return tree
+
+
+@pytest.mark.parametrize("change", sorted(MORE_CHANGES))
+def test_each_further_change_shows(
+    importing: Tuple[Path, Path, Dict[str, str]], change: str
+) -> None:
+    home, project, environ = importing
+    before = take(project, environ)
+    MORE_CHANGES[change](home, project)
+    assert take(project, environ) != before
+
+
+def test_imports_in_code_are_not_followed(importing: Tuple[Path, Path, Dict[str, str]]) -> None:
+    _home, project, environ = importing
+    before = take(project, environ)
+    (project / "not-an-import.md").write_text("x")
+    (project / "nor-this.md").write_text("x")
+    assert take(project, environ) == before
+
+
+def test_what_claude_code_changes_at_every_start_does_not_show(
+    importing: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """~/.claude.json as a TUI's start leaves it (measured on 2.1.332): the counters and
+    the last run's figures change, the session's parts do not. Else never a warm run."""
+    home, project, environ = importing
+    _claude_json(home, {"numStartups": 2, "projects": {str(project): {"allowedTools": []}}})
+    before = take(project, environ)
+    _claude_json(
+        home,
+        {
+            "numStartups": 3,
+            "firstStartTime": "2026-11-26T12:00:00Z",
+            "projects": {
+                str(project): {
+                    "allowedTools": [],
+                    "lastCost": 0.000248,
+                    "lastSessionId": "54af35c8-cff1-4393-beee-da025c7851e2",
+                    "lastDuration": 2790,
+                }
+            },
+        },
+    )
+    assert take(project, environ) == before
+
+
+def test_managed_files_show(
+    tree: Tuple[Path, Path, Dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/etc/claude-code (here a stand-in: the real one is shared with every Claude Code
+    on this machine): managed settings, MCP servers and memory, by content."""
+    _home, project, environ = tree
+    managed = tmp_path / "etc-claude-code"
+    monkeypatch.setattr(fingerprint, "MANAGED_DIR", str(managed))
+    before = take(project, environ)
+    _write(managed / "managed-settings.json", '{"permissions":{"deny":["Bash"]}}')
+    after_settings = take(project, environ)
+    assert after_settings != before
+    _write(managed / "managed-mcp.json", '{"mcpServers":{}}')
+    assert take(project, environ) != after_settings
+    before = take(project, environ)
+    _write(managed / "managed-settings.json", '{"permissions":{"deny":["Read"]}}')
+    assert take(project, environ) != before
+
+
+def test_a_tree_file_rewritten_with_the_same_stat_shows(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    home, project, environ = tree
+    skill = home / ".claude" / "skills" / "s" / "SKILL.md"
+    _write(skill, "Say yes.")
+    before = take(project, environ)
+    st = skill.stat()
+    with open(skill, "r+") as f:  # same inode, same size
+        f.write("Say no!!")
+    os.utime(skill, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert take(project, environ) != before
+
+
+FLAG_CASES = {
+    "--append-system-prompt-file": ("file", "extra.md"),
+    "--system-prompt-file": ("file", "system.md"),
+    "--mcp-config": ("file", "mcp.json"),
+    "--plugin-dir": ("tree", "plugin/commands/hello.md"),
+    "--add-dir": ("project", "other/CLAUDE.md"),
+}
+
+
+@pytest.mark.parametrize("flag", sorted(FLAG_CASES))
+def test_files_named_by_flags_show_by_content(
+    tree: Tuple[Path, Path, Dict[str, str]], flag: str
+) -> None:
+    _home, project, environ = tree
+    _kind, written = FLAG_CASES[flag]
+    value = written.split("/")[0]
+    _write(project / written, "first text")
+    paths = fingerprint.named([flag, value], ())
+    if flag == "--mcp-config":  # claude-print keeps these apart from the forwarded flags
+        paths = fingerprint.named([], [value])
+    before = fingerprint.take(str(project), environ, today=lambda: "d", paths=paths)
+    (project / written).write_text("other text")
+    assert fingerprint.take(str(project), environ, today=lambda: "d", paths=paths) != before
+
+
+def test_named_reads_flag_values() -> None:
+    flags = ["--model", "x", "--add-dir", "a", "b", "--plugin-dir=p", "--verbose"]
+    assert fingerprint.named(flags, ["m.json"]) == [
+        ("project", "a"),
+        ("project", "b"),
+        ("tree", "p"),
+        ("file", "m.json"),
+    ]
+
+
+def test_a_projects_first_entry_with_empty_lists_does_not_show(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """What 2.1.332's first start in a project adds to ~/.claude.json (measured): the
+    keeper's own TUI writes it after the keeper took its fingerprint."""
+    home, project, environ = tree
+    _claude_json(home, {"theme": "dark"})
+    before = take(project, environ)
+    entry = {
+        "allowedTools": [],
+        "mcpContextUris": [],
+        "mcpServers": {},
+        "enabledMcpjsonServers": [],
+        "disabledMcpjsonServers": [],
+        "hasTrustDialogAccepted": True,
+        "hasClaudeMdExternalIncludesApproved": False,
+        "hasClaudeMdExternalIncludesWarningShown": False,
+    }
+    _claude_json(home, {"numStartups": 1, "projects": {str(project): entry}})
+    assert take(project, environ) == before

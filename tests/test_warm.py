@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -57,10 +58,12 @@ def run_warm(
     )
 
 
-def warm_up(sandbox: Sandbox, env: Optional[Dict[str, str]] = None) -> Path:
+def warm_up(
+    sandbox: Sandbox, env: Optional[Dict[str, str]] = None, args: Tuple[str, ...] = ()
+) -> Path:
     """`claude-print --warm-up` (exit 0, nothing printed); its keeper's socket."""
     done = run_claude_print(
-        sandbox, ["--warm-up"], binary=MOCK, env=warm_env(sandbox, **(env or {}))
+        sandbox, ["--warm-up", *args], binary=MOCK, env=warm_env(sandbox, **(env or {}))
     )
     assert_exit(done, 0)
     assert done.stdout == b""
@@ -82,7 +85,7 @@ def start_warm(
 
 
 def sockets(sandbox: Sandbox) -> List[Path]:
-    return sorted((run_dir(sandbox) / "claude-print").glob("warm-*.sock"))
+    return sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*.sock"))
 
 
 def wait_until(
@@ -101,6 +104,14 @@ def wait_until(
 def wait_for_keeper(sandbox: Sandbox) -> Path:
     wait_until(f"a keeper's socket in {run_dir(sandbox)}", lambda: bool(sockets(sandbox)))
     return sockets(sandbox)[0]
+
+
+def wait_for_ready(sandbox: Sandbox) -> Path:
+    """A keeper whose TUI waits at its input box: what it read at its start is read."""
+    path = wait_for_keeper(sandbox)
+    lock = path.with_suffix(".lock")
+    wait_until(f"{lock} to say ready", lambda: lock.read_bytes() == b"ready\n")
+    return path
 
 
 def keeper_pid(path: Path) -> int:
@@ -199,7 +210,7 @@ def test_stdin_prompt_runs_warm(warm_sandbox: Sandbox) -> None:
 
 def test_a_changed_claude_md_gives_a_cold_run(warm_sandbox: Sandbox) -> None:
     assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
-    wait_for_keeper(warm_sandbox)
+    wait_for_ready(warm_sandbox)
     (warm_sandbox.project / "CLAUDE.md").write_text("Answer in French.\n")
     proc = run_warm(warm_sandbox, ["What is 2+2?"])
     assert_exit(proc, 0)
@@ -285,7 +296,7 @@ def test_keeper_leaves_after_its_idle_lifetime(warm_sandbox: Sandbox) -> None:
         "the idle keeper and its TUI gone",
         lambda: not sockets(warm_sandbox) and not warm_sandbox.leftovers(),
     )
-    assert list((run_dir(warm_sandbox) / "claude-print").iterdir()) == []
+    assert list((run_dir(warm_sandbox) / f"claude-print-{os.getuid()}").iterdir()) == []
 
 
 def test_a_killed_keeper_takes_its_tui_along(warm_sandbox: Sandbox) -> None:
@@ -313,7 +324,11 @@ def test_a_caller_killed_mid_run_ends_the_keepers_run(warm_sandbox: Sandbox) -> 
     caller.kill()
     caller.communicate(timeout=RUN_TIMEOUT)
     wait_until("the keeper gone", lambda: not os.path.exists(f"/proc/{keeper}"))
-    wait_until("nothing left", lambda: not warm_sandbox.leftovers())
+    wait_until(
+        "nothing left",
+        lambda: not warm_sandbox.leftovers(),
+        detail=lambda: str(warm_sandbox.leftovers()),
+    )
 
 
 def test_parallel_warm_and_cold_runs_all_answer(warm_sandbox: Sandbox) -> None:
@@ -326,3 +341,108 @@ def test_parallel_warm_and_cold_runs_all_answer(warm_sandbox: Sandbox) -> None:
         assert out == b"The answer is 4.\n", out
     # One took the keeper; a run that ended early may have left one for a later starter.
     assert sum(b"runs the prompt" in err for _, err in outs) >= 1
+
+
+@pytest.mark.parametrize("source", ["argv", "stdin", "input-file"])
+def test_warm_up_serves_the_next_run_at_once(warm_sandbox: Sandbox, source: str) -> None:
+    """The README's lines, one right after the other: `--warm-up` returns once its keeper
+    listens, and the key does not depend on how the prompt will come."""
+    done = run_claude_print(
+        warm_sandbox,
+        ["--warm-up", "--output-format", "json"],
+        binary=MOCK,
+        env=warm_env(warm_sandbox),
+    )
+    assert_exit(done, 0)
+    assert done.stdout == b""
+    args, stdin = ["--output-format", "json"], None
+    if source == "argv":
+        args.append("What is 2+2?")
+    elif source == "stdin":
+        stdin = b"What is 2+2?\n"
+    else:
+        (warm_sandbox.project / "task.txt").write_text("What is 2+2?\n")
+        args += ["--input-file", "task.txt"]
+    for _ in range(2):  # and the run after it finds the keeper this one left
+        proc = run_warm(warm_sandbox, args, stdin=stdin)
+        assert_exit(proc, 0)
+        assert was_warm(proc), proc.stderr.decode()[-2000:]
+        assert json.loads(proc.stdout)["result"] == "The answer is 4."
+
+
+def test_a_keeper_that_cannot_answer_in_time_is_given_up(warm_sandbox: Sandbox) -> None:
+    """One result per run: a keeper stuck past the run's --timeout (here stopped with
+    SIGSTOP) is stopped, the run reports error_timeout (124), and nothing the keeper
+    writes later reaches the run's output."""
+    env = {"MOCK_CLAUDE_SCENARIO": "hang"}
+    keeper = keeper_pid(warm_up(warm_sandbox, env, ("--output-format", "json")))
+    caller = start_warm(warm_sandbox, ["--output-format", "json", "--timeout", "4", "hi"], env)
+    assert caller.stderr is not None and caller.stdout is not None
+    line = b""
+    while b"runs the prompt" not in line:
+        line = caller.stderr.readline()
+        assert line, "the caller ended before the keeper took its prompt"
+    os.kill(keeper, signal.SIGSTOP)
+    try:
+        out, err = caller.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        os.kill(keeper, signal.SIGCONT)
+    assert caller.returncode == 124, err.decode()[-2000:]
+    [result] = [json.loads(x) for x in out.splitlines()]
+    assert (result["type"], result["subtype"], result["is_error"]) == (
+        "result",
+        "error_timeout",
+        True,
+    )
+    assert result["errors"] == ["timed out after 4s"]
+    assert result["session_id"]  # the keeper's session, as a cold run reports its own
+    assert b"claude-print: error: timed out after 4s" in err
+    wait_until("the keeper gone", lambda: not os.path.exists(f"/proc/{keeper}"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_before_the_keeper_takes_the_prompt(
+    warm_sandbox: Sandbox, signum: signal.Signals
+) -> None:
+    """While the run waits for a keeper (still booting, here stopped), a signal gives
+    what a cold run gives: 130 and an error_interrupted object; the keeper then never
+    runs the prompt."""
+    keeper = keeper_pid(warm_up(warm_sandbox, args=("--output-format", "json")))
+    os.kill(keeper, signal.SIGSTOP)
+    try:
+        caller = start_warm(warm_sandbox, ["--output-format", "json", "What is 2+2?"])
+        assert caller.stderr is not None
+        line = b""
+        while b"has the request" not in line:
+            line = caller.stderr.readline()
+            assert line, "the caller ended before it handed its request over"
+        caller.send_signal(signum)
+        out, err = caller.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        os.kill(keeper, signal.SIGCONT)
+    assert caller.returncode == 130, err.decode()[-2000:]
+    [result] = [json.loads(x) for x in out.splitlines()]
+    assert (result["subtype"], result["is_error"]) == ("error_interrupted", True)
+    assert result["errors"] == [f"interrupted by {signal.Signals(signum).name}"]
+    wait_until("the keeper gone", lambda: not os.path.exists(f"/proc/{keeper}"))
+    transcripts = list((warm_sandbox.home / ".claude" / "projects").glob("*/*.jsonl"))
+    assert not any("What is 2+2?" in p.read_text() for p in transcripts)
+
+
+def test_idle_keepers_are_capped_per_user(warm_sandbox: Sandbox) -> None:
+    """Each environment has its own key: a caller that changes a variable on every run
+    leaves at most 8 keepers waiting, the oldest stopped first; each socket is 0600."""
+    config = warm_sandbox.home / ".config" / "claude-print"
+    config.mkdir(parents=True)
+    # Long-lived keepers: none may leave by its idle lifetime during the test.
+    (config / "config.toml").write_text("[defaults]\nwarm_idle_secs = 900\n")
+    first = None
+    for i in range(10):
+        assert_exit(run_warm(warm_sandbox, ["hi"], env={"RUN_NUMBER": str(i)}), 0)
+        if first is None:
+            first = sockets(warm_sandbox)[0]
+    wait_until("at most 8 keepers", lambda: len(sockets(warm_sandbox)) <= 8)
+    assert len(sockets(warm_sandbox)) == 8
+    assert first not in sockets(warm_sandbox)
+    for path in sockets(warm_sandbox):
+        assert stat.S_IMODE(path.lstat().st_mode) == 0o600, path
