@@ -119,8 +119,9 @@ def kinds(events: List[Dict[str, Any]]) -> List[str]:
     """Kinds such as system/init, assistant/text, user/tool_result."""
 
     def kind(e: Dict[str, Any]) -> str:
-        first = (e.get("message", {}).get("content") or [{}])[0]
-        return f"{e['type']}/{e.get('subtype') or first.get('type')}"
+        if e.get("subtype"):
+            return f"{e['type']}/{e['subtype']}"
+        return f"{e['type']}/{(e['message']['content'] or [{}])[0].get('type')}"
 
     return [kind(e) for e in events]
 
