@@ -15,7 +15,7 @@ import re
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 OLDEST_SUPPORTED = "2.1.197"
-NEWEST_TESTED = "2.1.331"
+NEWEST_TESTED = "2.1.332"
 # The release the default test run drives (scripts/install-claude-code).
 TESTED_VERSION = OLDEST_SUPPORTED
 VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
