@@ -249,7 +249,9 @@ def test_a_prompt_put_back_by_an_interrupt_does_not_hold_the_next(method: str) -
         assert any("holds 17 chars from before" in t for t in rig.traces)
 
 
-def test_a_busy_box_is_not_a_put_back_prompt() -> None:
+def test_a_busy_box_or_a_dialog_is_not_a_put_back_prompt() -> None:
     rig = Rig("after", "editor", contract.facts_for("2.1.197"))
     rig.lines = [*PUT_BACK_197[:-1], "  ✻ Thinking… (esc to interrupt)"]
+    assert rig.step() is None
+    rig.lines = TRUST  # a caret list of choices, which could pass for a box with text
     assert rig.step() is None
