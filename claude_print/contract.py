@@ -15,7 +15,7 @@ import re
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 OLDEST_SUPPORTED = "2.1.197"
-NEWEST_TESTED = "2.1.331"
+NEWEST_TESTED = "2.1.332"
 # The release the default test run drives (scripts/install-claude-code).
 TESTED_VERSION = OLDEST_SUPPORTED
 VERSION_RE = re.compile(rb"(\d+\.\d+\.\d+) \(Claude Code\)")
@@ -152,7 +152,7 @@ SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
     "onboarding": ("Welcome to Claude Code",),
     "login": ("Select login method",),
     "connectivity": ("Unable to connect to Anthropic services",),
-    # Auto mode only (asked for with --permission-mode auto), 2.1.290 to 2.1.310 and
+    # Auto mode only (asked for with --permission-mode auto), 2.1.287 to 2.1.310 and
     # 2.1.321 on: the safety classifier cannot run against this API endpoint.
     "auto_mode_billing": ("changing auto mode to no longer charge for classifier requests",),
     "auto_mode_unavailable": ("Auto mode can't check actions in this session",),
@@ -230,7 +230,7 @@ class Facts(NamedTuple):
     # Permission mode the TUI starts in when none is asked for. A TUI that starts in
     # "auto" gets --permission-mode default: no PermissionRequest hook fires in auto mode.
     tui_default_mode: str
-    # The mode `claude -p` starts in. Where it is "auto" (2.1.290 to 2.1.300) claude-print
+    # The mode `claude -p` starts in. Where it is "auto" (2.1.285 to 2.1.300) claude-print
     # still runs the TUI in "default": its stream-json then lacks `claude -p`'s auto-mode
     # `system/informational` notice and says permissionMode "default".
     print_default_mode: str
@@ -353,10 +353,21 @@ CHANGES: Tuple[Change, ...] = (
         {"sanitizes_controls": True},
     ),
     Change(
-        "2.1.290",
-        "the TUI starts in auto mode, where no PermissionRequest hook fires and a denied "
-        "tool blocks the turn: claude-print passes --permission-mode default",
-        {"tui_default_mode": "auto", "print_default_mode": "auto"},
+        "2.1.283",
+        "the TUI starts in auto mode ('Auto mode is now Claude Code's default permission "
+        "mode'), where no PermissionRequest hook fires and a denied tool blocks the turn "
+        "(2.1.283 to 2.1.286: no answer; 2.1.287 on, with a gateway URL: the classifier "
+        "billing dialog): claude-print passes --permission-mode default (found by "
+        "scripts/sweep-releases; 2.1.282 starts in default)",
+        {"tui_default_mode": "auto"},
+    ),
+    Change(
+        "2.1.285",
+        "claude -p starts in auto mode too, up to 2.1.300: system/init permissionMode "
+        "'auto', a system/informational notice about the classifier's billing, the "
+        "afk-mode and dangerous-tool-use betas (measured on 2.1.282 to 2.1.289: 2.1.284 "
+        "still says 'default')",
+        {"print_default_mode": "auto"},
     ),
     Change(
         "2.1.293",

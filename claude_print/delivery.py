@@ -326,7 +326,14 @@ class Delivery:
         return problem
 
     def _load(self, now: float, lines: List[str], quiet: float) -> Optional[bytes]:
-        if screens.classify(lines).kind != "ready":
+        # A prompt put back by an interrupt (Esc before the request went out) leaves the
+        # box idle but not "ready": 2.1.197 draws no shortcuts footer under a box with
+        # text in it. The editor key replaces the whole box, and a paste clears it first.
+        kind = screens.classify(lines).kind
+        put_back = (
+            kind == "other" and screens.is_idle(lines) and bool(screens.input_box_text(lines))
+        )
+        if kind != "ready" and not put_back:
             if now - self.started >= GRACE:
                 raise self.fail(
                     f"Claude Code's input box did not come back within {GRACE:g}s",

@@ -32,7 +32,17 @@ Wiring it into a TUI run (measured on 2.1.197 and 2.1.330 with a scratch driver)
 - the TUI connects MCP servers in the background and its first request goes out
   without the tool ("servers are still connecting"), even 0.26 s after the server
   answered tools/list: a UserPromptSubmit hook that waits for the ready file (second
-  argument) and then 0.3 s more made the tool appear (0.3, 0.6, 1.0 s: all passed);
+  argument) and then 0.3 s more made the tool appear (0.3, 0.6, 1.0 s: all passed) on
+  a quiet machine. Under load 0.3 s of wall time is not 0.3 s of the TUI's time: in 1
+  run of 16 on a loaded 2-core machine (2.1.197) the request went out without the tool
+  and the model's text became the result. So the ready file no longer means "the
+  server answered tools/list" but "the TUI has run on `READY_SETTLE` past it": after
+  the tools/list answer the server pings the TUI (the answer to that ping comes from
+  the TUI's event loop once it has read the tools/list answer, the same pipe, in
+  order), waits `READY_SETTLE`, pings again, and creates the ready file when the TUI
+  answers the second ping, which it can only do on a turn of its event loop that
+  started after that wait (a TUI starved of CPU answers late: the wait stretches with
+  it). A client that answers a ping with an error still answers;
 - a PostToolUse hook (matcher `QUALIFIED_NAME`) answering ``{"continue": false}`` ends
   the turn after the accepted call with no further API call, as `claude -p` does; no
   Stop hook fires then (end the run from the transcript, as for --max-turns). It does
@@ -52,11 +62,17 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from claude_print import schema_check
 
 SERVER_NAME = "claude-print"
+# The TUI must run this long past its reading of the tools/list answer before the ready
+# file: contract.MCP_SETTLE_SECS (measured; not imported: this server loads json, re and
+# math only).
+READY_SETTLE = 0.3
+READY_PING = "claude-print-ready-"  # ids of the two pings, then "1" and "2"
 TOOL_NAME = "StructuredOutput"
 # How the TUI names the tool (and the transcript records it): mcp__<server>__<tool>.
 QUALIFIED_NAME = f"mcp__{SERVER_NAME}__{TOOL_NAME}"
@@ -277,6 +293,9 @@ class Server:
         self.stop_path = stop_path
         self.max_failures = max_failures
         self.failures = 0
+        # Messages of our own to send after the current answer: (pause before, message).
+        self.outbox: List[Tuple[float, Dict[str, Any]]] = []
+        self._pinged = False
 
     def tool(self) -> Dict[str, Any]:
         return {
@@ -314,6 +333,7 @@ class Server:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _error(None, -32600, "Invalid Request")
         if "method" not in message:
+            self._answered(message.get("id"))
             return None  # a response to a request of ours: we send none
         method = message.get("method")
         has_id = "id" in message
@@ -333,7 +353,9 @@ class Server:
             result = {}
         elif method == "tools/list":
             result = {"tools": [self.tool()]}
-            self._ready()
+            if self.ready_path and not self._pinged:
+                self._pinged = True
+                self.outbox.append((0.0, _ping(1)))
         elif method == "tools/call":
             result = self.call(params.get("name"), params.get("arguments"))
         elif method in ("resources/list", "prompts/list"):
@@ -341,6 +363,17 @@ class Server:
         else:
             return _error(request_id, -32601, f"Method not found: {method}")
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def _answered(self, request_id: Any) -> None:
+        """The TUI answered one of our pings (a result or an error alike)."""
+        if request_id == _ping(1)["id"]:
+            self.outbox.append((READY_SETTLE, _ping(2)))
+        elif request_id == _ping(2)["id"]:
+            self._ready()
+
+    def take_outbox(self) -> List[Tuple[float, Dict[str, Any]]]:
+        out, self.outbox = self.outbox, []
+        return out
 
     def _ready(self) -> None:
         if self.ready_path:
@@ -354,6 +387,10 @@ def _text_result(text: str, error: bool) -> Dict[str, Any]:
     if error:
         result["isError"] = True
     return result
+
+
+def _ping(n: int) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": f"{READY_PING}{n}", "method": "ping"}
 
 
 def _error(request_id: Any, code: int, message: str) -> Dict[str, Any]:
@@ -374,10 +411,15 @@ def serve(server: Server, stdin: IO[bytes], stdout: IO[bytes]) -> None:
                 answers = [a for a in (server.handle(m) for m in message) if a is not None]
                 if answers:
                     _write(stdout, answers)
-                continue
-            response = server.handle(message)
+                response = None
+            else:
+                response = server.handle(message)
         if response is not None:
             _write(stdout, response)
+        for pause, own in server.take_outbox():
+            if pause:
+                time.sleep(pause)  # nothing else to answer meanwhile: the prompt waits
+            _write(stdout, own)
 
 
 def _write(stdout: IO[bytes], obj: Any) -> None:

@@ -238,6 +238,8 @@ class Session:
             if self.options.replay_user_messages:
                 turn.replay = prompt.message
             answered = self._answered_here(turn, prompt.error)
+            if answered is not None:  # never in the TUI: nothing to interrupt
+                self.channel.interrupts.clear()
             code = self._run_turn(turn) if answered is None else answered
 
     def boot_up(self) -> None:
@@ -322,6 +324,7 @@ class Session:
             turn.submitted_at = time.monotonic()
             if self.multi_turn and self.emitter.streams_events:
                 self.stream.init_at_submission()  # as the CLI does
+            self._press_interrupt(turn.submitted_at, " (it came before the prompt went in)")
         self.rendering = False
         self.watch = self._watch(turn)
         code = self._end(self._pump(self.watch.step))
@@ -483,9 +486,16 @@ class Session:
         assert self.channel is not None
         turn = self.turn
         busy = turn.submitted_at is not None and not turn.done
-        self.channel.take_ready(now, busy)
-        if self.channel.interrupts and busy and turn.interrupt_at is None:
-            self.trace("interrupt: pressing Esc")
+        # A prompt being loaded is a turn the CLI would have under way: its interrupt
+        # waits for the Enter (an Esc now would hit the loading box).
+        self.channel.take_ready(now, busy or self.delivering is not None)
+        if busy:
+            self._press_interrupt(now)
+
+    def _press_interrupt(self, now: float, why: str = "") -> None:
+        turn = self.turn
+        if self.channel is not None and self.channel.interrupts and turn.interrupt_at is None:
+            self.trace(f"interrupt: pressing Esc{why}")
             turn.interrupt_at = now
             self.keys.press_now(contract.KEY_ESCAPE, now)
 

@@ -340,7 +340,9 @@ class ControlChannel:
             self.emitter.control(success(request_id, self.initialize_response()))
         elif subtype == "interrupt":
             self.emitter.control(self.interrupt_answer(request_id))
-            if busy:
+            # A prompt still queued here (the TUI booting) is a turn the CLI would have
+            # under way: the interrupt is for it, once it has gone in.
+            if busy or self.prompts:
                 self.interrupts.append(request_id)
         elif subtype == "set_permission_mode" and isinstance(request, dict):
             self._set_permission_mode(request_id, request.get("mode"))

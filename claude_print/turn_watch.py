@@ -41,6 +41,13 @@ STUCK_DIALOG_QUIET = 1.5  # a turn this quiet is read off the screen for a dialo
 # After Stop, a TUI this quiet is read off the screen: idle there, the turn is over.
 STOP_CLOSE_QUIET = 1.5
 INTERRUPT_SETTLE = 3.0  # after Esc, the interruption is reported after this at the latest
+# An Esc that reaches the TUI before its turn is under way (an SDK program interrupting
+# the instant system/init arrives, on a loaded 2.1.197) is lost: the busy footer stays.
+# The TUI drawing it over this long after its first frame since the Esc had that Esc
+# in its input all along (its event loop ran meanwhile): Esc again, a few times at most.
+# Not sooner: a second Esc on an idle TUI is a key of its own (a double Esc rewinds).
+ESC_AGAIN_AFTER = 0.5
+ESC_TRIES = 3
 # The reasons of claude-print's own `continue: false` answers start with this.
 OWN_STOP_PREFIX = "claude-print:"
 
@@ -107,6 +114,8 @@ class TurnWatch:
         self.fail = fail
         self.trace = trace
         self.next_tail = 0.0
+        self.escs = 0  # Esc presses for an interrupt beyond the runner's first
+        self.drawn_after_esc: Optional[float] = None  # the TUI's first frame since the Esc
 
     # --- the clock -------------------------------------------------------------
 
@@ -286,6 +295,13 @@ class TurnWatch:
             # A frame drawn after Esc (an older one may predate the busy footer) that shows
             # the idle input box: the turn was dropped before any answer.
             stopped = screens.is_idle(self.screen())
+        if not stopped and self._esc_lost():
+            self.escs += 1
+            self.trace("interrupt: the TUI is still busy; pressing Esc again")
+            turn.interrupt_at = now
+            self.drawn_after_esc = None
+            self.keyboard.press_now(contract.KEY_ESCAPE, now)
+            return None
         if not stopped and now - turn.interrupt_at < INTERRUPT_SETTLE:
             return None
         self.trace("interrupted" if stopped else "no sign of the interruption; reporting it")
@@ -293,6 +309,20 @@ class TurnWatch:
         summary = self._summary()
         notice = interruption_event(self.transcript.session_id or "")
         return Verdict(summary, lambda ctx: turn_end.interrupted(summary, ctx), notice)
+
+    def _esc_lost(self) -> bool:
+        """The TUI went on drawing its busy footer `ESC_AGAIN_AFTER` past its first
+        frame since the Esc."""
+        turn = self.turn
+        drawn = self.keyboard.last_output
+        if turn.interrupt_at is None or drawn <= turn.interrupt_at or self.escs >= ESC_TRIES:
+            return False
+        if self.drawn_after_esc is None:
+            self.drawn_after_esc = drawn
+            return False
+        if drawn - self.drawn_after_esc < ESC_AGAIN_AFTER:
+            return False
+        return any(contract.BUSY_FOOTER in line for line in self.screen())
 
     # --- what cannot end -------------------------------------------------------
 

@@ -30,7 +30,11 @@ def test_changes_are_oldest_first_and_inside_the_tested_range() -> None:
         ("2.1.222", "default", False, False, False),
         ("2.1.223", "default", False, True, False),  # scripts/scan-shapes, every release
         ("2.1.247", "default", False, True, True),
-        ("2.1.289", "default", False, True, True),
+        ("2.1.282", "default", False, True, True),
+        # scripts/sweep-releases: 2.1.283 to 2.1.289 start the TUI in auto mode (the
+        # denied tool hung, or the classifier-billing dialog stopped the run)
+        ("2.1.283", "auto", False, True, True),
+        ("2.1.289", "auto", False, True, True),
         ("2.1.290", "auto", False, True, True),
         ("2.1.321", "auto", False, True, True),
         ("2.1.330", "auto", True, True, True),
@@ -45,6 +49,24 @@ def test_facts_change_at_the_measured_releases(
     assert facts.paste_wraps is wraps
     assert facts.permission_denied_event is denied_event
     assert facts.cost_state is cost_state
+
+
+@pytest.mark.parametrize(
+    ("version", "mode"),
+    [
+        # measured: system/init permissionMode of claude -p --output-format stream-json
+        ("2.1.282", "default"),
+        ("2.1.283", "default"),  # the TUI is in auto mode here; claude -p is not
+        ("2.1.284", "default"),
+        ("2.1.285", "auto"),
+        ("2.1.289", "auto"),
+        ("2.1.290", "auto"),
+        ("2.1.300", "auto"),
+        ("2.1.310", "default"),
+    ],
+)
+def test_claude_p_starts_in_auto_mode_only_from_2_1_285_to_2_1_300(version: str, mode: str) -> None:
+    assert contract.facts_for(version).print_default_mode == mode
 
 
 def test_newer_or_unknown_releases_use_the_newest_facts_and_say_so() -> None:

@@ -327,3 +327,34 @@ def test_a_missing_image_blocks_the_submit() -> None:
     problem = rig.d.submitted("look[Image #1]")
     assert problem is not None and "1 image(s) where 2 were given" in problem
     assert not rig.d.confirmed
+
+
+# 2.1.197 after an interrupt whose Esc came before the request went out (TypeScript SDK
+# case `interrupt`, measured under load): the prompt is back in the box and no
+# shortcuts footer is drawn under a box with text in it (the screen's last rows).
+PUT_BACK_197 = [
+    "│      Opus 4.8 (1M context) · API Usage Billing     │",
+    "╰" + "─" * 79,
+    "─" * 80,
+    contract.CARET + " [[sleep:30]] slow",
+    "─" * 80,
+    "",
+]
+
+
+@pytest.mark.parametrize("method", ["editor", "paste"])
+def test_a_prompt_put_back_by_an_interrupt_does_not_hold_the_next(method: str) -> None:
+    rig = Rig("after", method, contract.facts_for("2.1.197"))
+    rig.lines = PUT_BACK_197
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR  # the editor key replaces the box
+    if method == "paste":
+        assert rig.staged == [""], "cleared before the paste"
+        assert any("holds 17 chars from before" in t for t in rig.traces)
+
+
+def test_a_busy_box_or_a_dialog_is_not_a_put_back_prompt() -> None:
+    rig = Rig("after", "editor", contract.facts_for("2.1.197"))
+    rig.lines = [*PUT_BACK_197[:-1], "  ✻ Thinking… (esc to interrupt)"]
+    assert rig.step() is None
+    rig.lines = TRUST  # a caret list of choices, which could pass for a box with text
+    assert rig.step() is None

@@ -495,3 +495,61 @@ def test_api_key_question_fails_with_advice(real_claude: str, sandbox: Sandbox) 
     assert proc.stdout == b""
     assert "customApiKeyResponses" not in json.loads((sandbox.home / ".claude.json").read_text())
     assert_clean(sandbox)
+
+
+def test_an_interrupt_before_the_prompt_went_in_interrupts_its_turn(
+    real_claude: str, sandbox: Sandbox
+) -> None:
+    """stream-json input: the prompt and an `interrupt` at once, while the TUI still
+    boots (the Python SDK's interrupt case does this when boot takes over 2 s). The CLI
+    has the turn under way and interrupts it (docs/agent-sdk-protocol.md, section 7:
+    error_during_execution, num_turns 2); so does claude-print once the prompt is in,
+    and the next prompt is answered (the box the interrupted prompt was put back in is
+    replaced)."""
+    streams = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, *streams],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=sandbox.project,
+        env=sandbox.env(),
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+
+    def send(message: Dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def user(text: str) -> Dict[str, Any]:
+        return {"type": "user", "message": {"role": "user", "content": text}}
+
+    send(user("[[sleep:30]] slow"))
+    send({"type": "control_request", "request_id": "r1", "request": {"subtype": "interrupt"}})
+    results: List[Dict[str, Any]] = []
+    timer = threading.Timer(RUN_TIMEOUT, proc.kill)
+    timer.start()
+    try:
+        for line in proc.stdout:
+            message = json.loads(line)
+            if message.get("type") != "result":
+                continue
+            results.append(message)
+            if len(results) == 1:
+                send(user("after [[reply:AFTER]]"))
+            else:
+                proc.stdin.close()
+        proc.wait(RUN_TIMEOUT)
+    finally:
+        timer.cancel()
+    stderr = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    proc.stdout.close()
+    assert proc.returncode == 0, f"exit {proc.returncode}; stderr:\n{stderr}"
+    assert [(r["subtype"], r["num_turns"]) for r in results] == [
+        ("error_during_execution", 2),
+        ("success", 1),
+    ]
+    assert results[1]["result"] == "AFTER"
+    assert_clean(sandbox)

@@ -55,6 +55,9 @@ class Running:
 
     def ask(self, message: Any) -> Dict[str, Any]:
         self.send(message)
+        return self.read()
+
+    def read(self) -> Dict[str, Any]:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         assert line, self.proc.stderr.read() if self.proc.stderr else b""
@@ -92,7 +95,18 @@ def test_the_handshake_and_calls_over_pipes(server: Running, tmp_path: Path) -> 
     server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no answer
     assert not (tmp_path / "ready").exists()
     listed = server.ask({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert (tmp_path / "ready").exists(), "the ready file comes once the tool is listed"
+    assert not (tmp_path / "ready").exists(), "listed is not yet taken in by the TUI"
+    ping = {"jsonrpc": "2.0", "id": "claude-print-ready-1", "method": "ping"}
+    assert server.read() == ping
+    started = time.monotonic()
+    server.send({"jsonrpc": "2.0", "id": "claude-print-ready-1", "result": {}})
+    assert server.read() == {**ping, "id": "claude-print-ready-2"}
+    assert time.monotonic() - started >= 0.3, "the second ping waits 0.3 s of TUI time"
+    assert not (tmp_path / "ready").exists()
+    # Claude Code answers pings; an error answer is an answer too.
+    server.send({"jsonrpc": "2.0", "id": "claude-print-ready-2", "error": {"code": -1}})
+    assert server.ask({"jsonrpc": "2.0", "id": 6, "method": "ping"})["id"] == 6
+    assert (tmp_path / "ready").exists(), "ready once the TUI answered the second ping"
     [tool] = listed["result"]["tools"]
     assert tool["name"] == "StructuredOutput"
     assert tool["description"] == ms.DESCRIPTION
@@ -162,6 +176,29 @@ def test_serve_answers_batches_and_bad_lines() -> None:
     assert answers[0]["error"]["code"] == -32700
     assert [a["id"] for a in answers[1]] == [0]
     assert answers[2]["result"]["content"][0]["text"] == ms.SUCCESS_TEXT
+
+
+def test_no_ready_file_no_pings() -> None:
+    """Without a ready file to make (a server started by hand) the server only answers."""
+    server = ms.Server(SCHEMA)
+    assert server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) is not None
+    assert server.take_outbox() == []
+
+
+def test_only_our_ping_answers_move_readiness(tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    server = ms.Server(SCHEMA, str(ready))
+    server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert server.take_outbox() == [
+        (0.0, {"jsonrpc": "2.0", "id": "claude-print-ready-1", "method": "ping"})
+    ]
+    server.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})  # listed again
+    assert server.take_outbox() == [], "one round of pings per server"
+    for other in (1, "claude-print-ready-3", None):
+        server.handle({"jsonrpc": "2.0", "id": other, "result": {}})
+    assert server.take_outbox() == [] and not ready.exists()
+    server.handle({"jsonrpc": "2.0", "id": "claude-print-ready-2", "result": {}})
+    assert ready.exists(), "the second answer makes it, whenever it comes"
 
 
 def test_unknown_tool_is_an_error_result() -> None:

@@ -258,6 +258,19 @@ def test_interrupt_is_answered_at_once_and_kept_only_while_busy(
     assert c.channel.interrupts == ["busy"]
 
 
+def test_an_interrupt_behind_a_queued_prompt_is_kept_for_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The Python SDK's interrupt case on a loaded machine: the prompt waits while the TUI
+    boots (no turn under way yet) and the interrupt comes 2 s after it. The CLI would
+    have that turn running: the interrupt is kept, for when the prompt has gone in."""
+    c = Channel(capsys, "2.1.197")
+    c.send({"type": "user", "message": {"role": "user", "content": "[[sleep:30]] slow"}})
+    c.send(request("early", "interrupt"))
+    c.take_all(busy=False)
+    assert c.channel.interrupts == ["early"]
+
+
 def test_our_requests_get_their_answers(capsys: pytest.CaptureFixture[str]) -> None:
     c = Channel(capsys)
     got: List[Dict[str, Any]] = []

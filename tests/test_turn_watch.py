@@ -289,6 +289,63 @@ def test_an_interrupt_with_no_sign_is_reported_after_the_settle_time(tmp_path: P
     assert rig.step(1.0 + INTERRUPT_SETTLE) is not None
 
 
+BUSY = ["  ✻ Thinking… (esc to interrupt)", *IDLE]  # 2.1.197's footer while a turn runs
+
+
+def test_a_lost_esc_is_pressed_again_while_the_busy_footer_stays(tmp_path: Path) -> None:
+    """An interrupt sent the instant system/init arrives: its Esc reached the TUI before
+    the turn was under way and was lost (TypeScript SDK, loaded 2.1.197). The busy footer
+    drawn 0.5 s past the TUI's first frame since the Esc means so: Esc again."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.interrupts.append("req-1")
+    rig.turn.interrupt_at = 1.0
+    rig.screen = BUSY
+    rig.keys.last_output = 1.1  # the first frame since the Esc
+    assert rig.step(1.1) is None
+    rig.keys.last_output = 1.59
+    assert rig.step(1.59) is None and bytes(rig.keys.outbox) == b"", "too soon to tell"
+    rig.keys.last_output = 1.6
+    assert rig.step(1.6) is None
+    assert bytes(rig.keys.outbox) == b"\x1b" and rig.turn.interrupt_at == 1.6
+    rig.keys.outbox.clear()
+    rig.keys.last_output = 1.7  # that Esc worked: the prompt is back in the idle box
+    rig.screen = IDLE
+    verdict = rig.step(1.7)
+    assert verdict is not None and verdict.notice is not None
+    assert rig.result(verdict)["subtype"] == "error_during_execution"
+    assert bytes(rig.keys.outbox) == b""
+
+
+def test_no_second_esc_once_the_tui_is_idle(tmp_path: Path) -> None:
+    """A second Esc on an idle TUI would be a key of its own (a double Esc rewinds)."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.turn.interrupt_at = 1.0
+    rig.keys.last_output = 1.1
+    rig.screen = IDLE
+    assert rig.step(1.1) is not None
+    assert bytes(rig.keys.outbox) == b""
+
+
+def test_esc_again_three_times_at_most_then_the_settle_time(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.turn.interrupt_at = 0.0
+    rig.screen = BUSY
+    pressed = 0
+    now = 0.0
+    while now < 10.0:
+        now = round(now + 0.1, 1)
+        rig.keys.last_output = now  # the spinner redraws all the time
+        if rig.step(now) is not None:
+            break
+        pressed += len(rig.keys.outbox)
+        rig.keys.outbox.clear()
+    assert pressed == 3
+    assert now == pytest.approx(rig.turn.interrupt_at + INTERRUPT_SETTLE)
+
+
 def test_a_turn_closed_without_any_stop_hook_fails_loudly(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.log.prompt()
