@@ -369,7 +369,7 @@ def test_the_readme_s_uninstall_leaves_nothing(full_release: Path, tmp_path: Pat
             timeout=120,
         )
         assert up.returncode == 0, up.stderr
-        runtime = run / "claude-print"
+        runtime = run / f"claude-print-{os.getuid()}"
         deadline = time.monotonic() + 60
         while not list(runtime.glob("warm-*.sock")) or not list(runtime.glob("warm-*")):
             assert time.monotonic() < deadline, "no keeper appeared"
