@@ -460,16 +460,6 @@ def test_a_bang_prompt_never_runs_a_shell_command(
     assert_clean(sandbox)
 
 
-def test_a_builtin_slash_command_fails_with_a_hint(real_claude: str, sandbox: Sandbox) -> None:
-    # claude -p runs /cost locally (num_turns 0); the TUI opens a panel and starts no turn.
-    proc = run_claude_print(
-        sandbox, ["/cost"], binary=real_claude, env={"CLAUDE_PRINT_PROMPT_TIMEOUT": "3"}
-    )
-    assert_exit(proc, 2)
-    assert b"built-in ones like /help or /cost start no model turn" in proc.stderr
-    assert_clean(sandbox)
-
-
 def test_max_turns_stream_matches_claude_p(real_claude: str, sandbox: Sandbox) -> None:
     args = ["--output-format", "stream-json", "--verbose", "--max-turns", "1", TOOL_PROMPT]
     ours = run_claude_print(sandbox, args, binary=real_claude)
