@@ -22,7 +22,7 @@ cd "$ROOT"
 
 OUT="${OUT:-$ROOT/dist/claude-print.pyz}"
 MAX_BYTES=$((256 * 1024))
-ENTRY_POINT="claude_print.cli:main"
+ENTRY_POINT="claude_print.command.cli:main"
 # 1980-01-01, the earliest time a zip entry can hold (and shiv's own default).
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-315554400}"
 

@@ -79,7 +79,7 @@ def choose_delivery(options: Options, multi_turn: bool = False) -> str:
         argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
         delivery = "argv" if argv_ok else "editor"
     if delivery == "paste":
-        from claude_print.delivery import paste_refusal
+        from claude_print.tui.delivery import paste_refusal
 
         refusal = paste_refusal(options.prompt)
         if refusal is not None:

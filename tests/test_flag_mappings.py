@@ -26,7 +26,7 @@ import pytest
 from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
 
 from claude_print import contract
-from claude_print.turn import denials_with_ids
+from claude_print.turns.turn import denials_with_ids
 
 MOCK = str(MOCK_CLAUDE)
 
@@ -189,7 +189,7 @@ def test_user_hooks_are_inherited_by_default(sandbox: Sandbox) -> None:
 # PermissionRequest events, matched to the transcript's tool_use blocks.
 WITHOUT_DECISIONS = """\
 import runpy
-from claude_print import transcript
+from claude_print.records import transcript
 real = transcript.summarise
 def without_decisions(records, *args, **kwargs):
     kept = [

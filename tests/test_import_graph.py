@@ -17,7 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 
 def _modules(root: Path) -> Dict[str, Path]:
-    return {f"{PACKAGE}.{path.stem}": path for path in sorted(root.glob("*.py"))}
+    """Every module and package of the package tree, by dotted name."""
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join((PACKAGE, *parts))] = path
+    return modules
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -37,7 +44,7 @@ def _targets(node: ast.AST, known: Set[str]) -> Set[str]:
         base = node.module
     else:
         return set()
-    # `from claude_print import runner` names a module; `from claude_print.cli import main`
+    # `from claude_print import runner` names a module; `from claude_print.command.cli import main`
     # names the module before the last dot.
     found = {f"{base}.{alias.name}" for alias in node.names} & known
     return found or ({base} & known)
@@ -101,7 +108,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
 def test_the_package_has_no_import_circle() -> None:
     graph = import_graph()
     # cli imports runner inside a function only: the graph must still hold that edge.
-    assert f"{PACKAGE}.runner" in graph[f"{PACKAGE}.cli"], "lazy imports not read"
+    assert f"{PACKAGE}.run.runner" in graph[f"{PACKAGE}.command.cli"], "lazy imports not read"
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 

@@ -1,4 +1,4 @@
-"""claude-print.yaml as NEEDLE uses it, and `--check`'s view of NEEDLE (claude_print/needle.py).
+"""claude-print.yaml as NEEDLE uses it, and `--check`'s view of NEEDLE (claude_print.needle).
 
 The dispatcher here does what NEEDLE's does (github jedarden/NEEDLE, main at 8f5eba4 of
 2026-05-05, version 0.2.0: src/dispatch/mod.rs; src/types/mod.rs for Outcome::classify;
@@ -30,7 +30,8 @@ import pytest
 from conftest import MOCK_CLAUDE, ROOT
 from fake_api import FAKE_KEY, seed_home
 
-from claude_print import leftovers, needle
+from claude_print.hooks import leftovers
+from claude_print.needle import view as needle
 
 ADAPTER_FILE = ROOT / "claude-print.yaml"
 # NEEDLE 0.2.0's AgentAdapter fields (src/dispatch/mod.rs); serde ignores any other key.

@@ -9,8 +9,9 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import output, pricing
-from claude_print import transcript as tr
+from claude_print.printing import output
+from claude_print.records import pricing
+from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"

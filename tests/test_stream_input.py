@@ -17,10 +17,11 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 from conftest import ROOT, Sandbox, entrypoints
 
-from claude_print import contract, stream_input
-from claude_print.emit import Emitter, Trace
-from claude_print.images import Image
-from claude_print.relay import ExtraHook, hook_settings
+from claude_print import contract
+from claude_print.hooks.relay import ExtraHook, hook_settings
+from claude_print.printing.emit import Emitter, Trace
+from claude_print.sdk import stream_input
+from claude_print.tui.images import Image
 
 MOCK = str(ROOT / "mock_claude" / "claude")
 STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
@@ -556,9 +557,9 @@ def test_the_ts_sdk_s_system_prompt_at_initialize_becomes_tui_flags(
 def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -> None:
     """A finished turn's Stop and its stale transcript poll time must not wake the loop
     (they made it spin at 100 % of a core between turns); stdin, hooks and the child do."""
+    from claude_print.hooks.relay import HookEvent
     from claude_print.options import Options
-    from claude_print.relay import HookEvent
-    from claude_print.runner import Session
+    from claude_print.run.runner import Session
 
     started = time.monotonic()
     options = Options(prompt="", prompt_source="stdin", input_format="stream-json")

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from claude_print import transcript as tr
+from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"  # the model `claude -p` keyed modelUsage by in these runs
