@@ -12,7 +12,8 @@ from typing import Any, BinaryIO, Dict, List, Mapping, NoReturn, Optional, Seque
 
 from claude_print import __version__, flags
 from claude_print.errors import EXIT_ASSISTANT_ERROR, EXIT_OK, ClaudePrintError
-from claude_print.options import DEFAULT_TIMEOUT, Options, choose_delivery
+from claude_print.options import DEFAULT_TIMEOUT, Options
+from claude_print.tui.delivery import choose_delivery
 from claude_print.tui.release import resolve_binary
 
 MAX_PROMPT_BYTES = 10 * 1024 * 1024

@@ -35,13 +35,13 @@ from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookRun, HookWatch
 from claude_print.hooks.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.mcp.sdk_mcp import MCP_EVENT
-from claude_print.options import Options, choose_delivery, new_session_id, permission_mode
+from claude_print.options import Options, new_session_id, permission_mode
 from claude_print.printing.emit import Emitter, Trace, report_failure
 from claude_print.run import launch
 from claude_print.run.signals import Interrupted, SignalPipe
 from claude_print.tui import release, screens
 from claude_print.tui.boot import READY, Boot, StartupScreens
-from claude_print.tui.delivery import DELIVERED, Delivery, paste_refusal
+from claude_print.tui.delivery import DELIVERED, Delivery, choose_delivery, paste_refusal
 from claude_print.tui.keys import Keyboard
 from claude_print.tui.mode_switch import DONE, ModeSwitch
 from claude_print.tui.pty_session import PtyChild

@@ -20,12 +20,15 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import Callable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Union
 
 from claude_print import contract
-from claude_print.errors import Fail
+from claude_print.errors import ClaudePrintError, Fail
 from claude_print.tui import screens
 from claude_print.tui.images import PLACEHOLDER, Clipboard, Image, placeholders, strip_placeholders
+
+if TYPE_CHECKING:
+    from claude_print.options import Options
 
 # Nothing confirmed this long after the last key, with the TUI quiet: the key was lost
 # (seen under CPU load), so it goes again, a bounded number of times. An extra Enter on
@@ -175,6 +178,35 @@ def paste_refusal(prompt: str) -> Optional[str]:
             "or start the prompt with another character)"
         )
     return None
+
+
+def choose_delivery(options: Options, multi_turn: bool = False) -> str:
+    """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
+    "paste"; see --prompt-via and docs/contract.md (prompt delivery). Prompts typed in one
+    after another (stream-json input) go in by the editor unless paste is asked for."""
+    if multi_turn:
+        return "paste" if options.prompt_via == "paste" else "editor"
+    size = len(options.prompt.encode("utf-8"))
+    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
+    if options.prompt_via == "argv":
+        if not fits:
+            raise ClaudePrintError(
+                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
+                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
+            )
+        return "argv"
+    if options.prompt_via in ("editor", "paste"):
+        delivery = options.prompt_via
+    else:
+        # With --mcp-config the prompt must wait for the servers (mcp_wait):
+        # an argv prompt goes in by itself, before 2.1.331 has their tools.
+        argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
+        delivery = "argv" if argv_ok else "editor"
+    if delivery == "paste":
+        refusal = paste_refusal(options.prompt)
+        if refusal is not None:
+            raise ClaudePrintError(refusal)
+    return delivery
 
 
 def paste_keys(prompt: str) -> bytes:

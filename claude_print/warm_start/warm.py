@@ -25,7 +25,7 @@ from claude_print import __version__, contract
 from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT, EXIT_USAGE, ClaudePrintError
 from claude_print.hooks import permissions
 from claude_print.hooks.user_hooks import hooks_possible
-from claude_print.options import Options, choose_delivery
+from claude_print.options import Options
 from claude_print.run.signals import Interrupted, SignalPipe
 from claude_print.warm_start import fingerprint, handover
 from claude_print.warm_start.warm_link import Link, TimedOut
@@ -141,7 +141,7 @@ def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optio
 def prompt_reason(options: Options, facts: contract.Facts) -> Optional[str]:
     """Why this prompt cannot go into a warm TUI: the editor, which a warm TUI takes it
     by, would hand the model other text than a cold run's delivery."""
-    from claude_print.tui.delivery import sent_forms
+    from claude_print.tui.delivery import choose_delivery, sent_forms
 
     cold = choose_delivery(options)
     if sent_forms(options.prompt, "editor", facts) != sent_forms(options.prompt, cold, facts):
