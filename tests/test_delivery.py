@@ -208,7 +208,7 @@ def test_plain_text_is_pasted(prompt: str) -> None:
 
 def test_the_asking_hook_blocks_a_changed_prompt_before_any_request() -> None:
     from claude_print.hooks.relay import HookEvent
-    from claude_print.records.transcript import TurnSummary
+    from claude_print.records.summary import TurnSummary
     from claude_print.turns.asking import AskingHooks
     from claude_print.turns.turn import Turn
 

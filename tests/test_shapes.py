@@ -18,6 +18,7 @@ from conftest import ROOT
 
 from claude_print.printing import output
 from claude_print.printing.shapes import SHAPES
+from claude_print.records import summary as sm
 from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -46,7 +47,7 @@ def ours(transcript: str, release: str) -> Dict[str, Any]:
         for line in (DATA / "cc-2.1.197" / transcript).read_text().splitlines()
         if line.strip()
     ]
-    summary = tr.summarise(tr.turn_records(records, records[-1]["sessionId"]))
+    summary = sm.summarise(tr.turn_records(records, records[-1]["sessionId"]))
     raw = output.result_object(
         summary,
         session_id="11111111-2222-3333-4444-555555555555",

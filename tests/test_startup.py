@@ -18,6 +18,7 @@ LATE = (
     "claude_print.printing.output",
     "claude_print.printing.stream",
     "claude_print.records.transcript",
+    "claude_print.records.summary",
     "claude_print.records.pricing",
     "claude_print.command.doctor",
     "dataclasses",  # pulls in inspect, dis, ast, tokenize (~8 ms)

@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional
 from claude_print.jsjson import js_number as js_number
 from claude_print.jsjson import to_js_json as to_js_json
 from claude_print.records import pricing
-from claude_print.records.transcript import TurnSummary, model_usage_entry, zero_usage
+from claude_print.records.summary import TurnSummary, model_usage_entry, zero_usage
 
 SUBTYPE_SUCCESS = "success"
 # claude -p's own error subtypes and claude-print's additions.

@@ -19,7 +19,7 @@ from claude_print.mcp.sdk_mcp import MCP_EVENT, error_response
 from claude_print.turns.turn import Turn, denials_with_ids
 
 if TYPE_CHECKING:
-    from claude_print.records.transcript import TurnSummary
+    from claude_print.records.summary import TurnSummary
     from claude_print.sdk.stream_input import ControlChannel, SdkHook
     from claude_print.tui.delivery import Delivery
 

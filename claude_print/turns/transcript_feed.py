@@ -11,7 +11,8 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 if TYPE_CHECKING:
-    from claude_print.records.transcript import TranscriptTail, TurnSummary
+    from claude_print.records.summary import TurnSummary
+    from claude_print.records.transcript import TranscriptTail
     from claude_print.turns.turn import Turn
 
 Record = Dict[str, Any]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 from claude_print import contract
 
 if TYPE_CHECKING:
-    from claude_print.records.transcript import TurnSummary
+    from claude_print.records.summary import TurnSummary
     from claude_print.tui.pty_session import PtyChild
     from claude_print.turns.transcript_feed import TranscriptFeed
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 from claude_print.hooks.relay import HookEvent
 
 if TYPE_CHECKING:
-    from claude_print.records.transcript import Record, TurnSummary
+    from claude_print.records.summary import TurnSummary
+    from claude_print.records.transcript import Record
     from claude_print.tui.images import Image
 
 TRANSCRIPT_SETTLE = 3.0  # after Stop, how long to wait for the turn's last records
@@ -58,7 +59,8 @@ class Turn:
         return session[self.first_record :]
 
     def summary(self, session: List[Record], session_id: str) -> TurnSummary:
-        from claude_print.records.transcript import summarise, turn_records
+        from claude_print.records.summary import summarise
+        from claude_print.records.transcript import turn_records
 
         return summarise(turn_records(self.records(session), session_id))
 

@@ -18,7 +18,8 @@ from claude_print.turns.turn import Turn, denials_with_ids
 
 if TYPE_CHECKING:
     from claude_print.hooks.relay import HookEvent
-    from claude_print.records.transcript import Record, TurnSummary
+    from claude_print.records.summary import TurnSummary
+    from claude_print.records.transcript import Record
 
 Finish = Callable[[Dict[str, Any]], Dict[str, Any]]
 # `claude -p`'s error for an interrupted turn (2.1.197 and 2.1.330 alike).

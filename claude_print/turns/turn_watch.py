@@ -33,7 +33,7 @@ from claude_print.turns.turn import TRANSCRIPT_SETTLE, Turn
 from claude_print.turns.turn_end import Ending
 
 if TYPE_CHECKING:
-    from claude_print.records.transcript import TurnSummary
+    from claude_print.records.summary import TurnSummary
 
 TRANSCRIPT_POLL = 0.01  # the TUI flushes its transcript queue every 100 ms
 TAIL_INTERVAL = 0.05
@@ -77,7 +77,7 @@ def ended_early(
     message: Optional[str], trace: Callable[[str], None], summary: Optional[TurnSummary] = None
 ) -> Verdict:
     """No answer: a hook stopped the turn, or a command answered without a model turn."""
-    from claude_print.records.transcript import TurnSummary
+    from claude_print.records.summary import TurnSummary
 
     trace(f"the turn ended without an answer{': ' + message if message else ''}")
     done = summary or TurnSummary(result_text=message or "", num_turns=0)
