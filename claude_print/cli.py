@@ -566,7 +566,6 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
 
 
 def _main(argv: Sequence[str]) -> int:
-    from claude_print import runner
     from claude_print.emit import report_failure
 
     started = time.monotonic()  # --timeout bounds the whole run, the prompt's reading too
@@ -588,6 +587,9 @@ def _main(argv: Sequence[str]) -> int:
         report_failure(exc, _requested_format(argv))
         return exc.exit_code
     if code is None:
+        # Imported here: a warm run hands its prompt over without the session's modules.
+        from claude_print import runner
+
         code = runner.run(options, started)
     if options.warm and code in (EXIT_OK, EXIT_ASSISTANT_ERROR):
         from claude_print import warm

@@ -389,7 +389,8 @@ class Session:
         one_shot = self.child if not self.multi_turn else None
         if one_shot is not None:
             one_shot.request_exit()
-        tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
+        if self.options.output_format != "text":  # text shows no cost: nothing to wait for
+            tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
         self.stream.flush()
         if verdict.notice is not None:
             self.emitter.control(verdict.notice)
