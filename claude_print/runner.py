@@ -96,6 +96,7 @@ class Session:
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
         # Between turns the screen must stay true for the next prompt's input box.
         self.keeps_screen = self.channel is not None
+        self.idle_poll = 1.0  # seconds between looks at the files a waiting phase awaits
         self.keys = Keyboard(started)
         session_id = options.session_id or (None if options.resume else new_session_id())
         self.transcript = TranscriptFeed(session_id, lambda record: self.stream.feed(record))
@@ -254,11 +255,13 @@ class Session:
         code = self._answered_here(turn)
         return self._run_turn(turn) if code is None else code
 
-    def wait(self, step: Callable[[float], Optional[T]], also: List[int]) -> T:
+    def wait(self, step: Callable[[float], Optional[T]], also: List[int], poll: float = 1.0) -> T:
         """The pump between boot and turn, until `step` has a value; `also`: more
-        descriptors whose input wakes it (a keeper's listening socket)."""
+        descriptors whose input wakes it (a keeper's listening socket); `step` is asked
+        at least every `poll` seconds."""
         self.rendering = False
         self.keeps_screen = True
+        self.idle_poll = poll
         return self._pump(step, also)
 
     def _answered_here(self, turn: Turn, error: str = "") -> Optional[int]:
@@ -464,7 +467,7 @@ class Session:
         elif watch is not None and watch.turn is self.turn and not self.turn.done:
             wake.append(watch.wake_at(now))
         else:
-            wake.append(now + 1.0)  # between turns only stdin, hooks and the child wake us
+            wake.append(now + self.idle_poll)  # between turns: stdin, hooks, the child
         return max(0.0, min(wake) - now)
 
     def _on_output(self, data: bytes, now: float) -> None:
