@@ -12,6 +12,7 @@ import itertools
 import os
 import re
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -23,6 +24,7 @@ import pytest
 from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 from test_warm import (
     assert_exit,
+    keeper_pid,
     run_dir,
     run_warm,
     sockets,
@@ -537,3 +539,44 @@ def test_a_configured_pool_of_more_than_the_cap_is_a_usage_error(warm_sandbox: S
     assert "the warm pool must hold 1 to 8 TUIs (at most 8 wait per user), not 12" in (
         proc.stderr.decode()
     )
+
+
+def test_a_real_keeper_taken_in_the_same_instant_sends_the_run_to_the_next(
+    warm_sandbox: Sandbox,
+) -> None:
+    """With keeper.py itself: slot 0's keeper (stopped, so both connections wait in its
+    backlog) takes another connection first; the run's is reset when it closes its
+    socket, and the run is adopted by slot 1's keeper instead of going cold. Slot 1 is
+    made to look still booting (its ready mark removed), so slot 0 is surely tried
+    first."""
+    done = run_claude_print(
+        warm_sandbox, ["--warm-up", "--warm-pool", "2"], binary=MOCK, env=warm_env(warm_sandbox)
+    )
+    assert_exit(done, 0)
+    wait_until("2 keepers ready", lambda: ready_count(warm_sandbox) == 2)
+    first, second = sorted(sockets(warm_sandbox), key=lambda p: len(p.name))
+    second.with_suffix(".lock").write_bytes(b"")  # "booting": tried after slot 0
+    taken = keeper_pid(first)
+    os.kill(taken, signal.SIGSTOP)
+    rival = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        rival.connect(str(first))  # first in its backlog
+        caller = start_warm(warm_sandbox, ["--warm-pool", "2", "What is 2+2?"])
+        assert caller.stderr is not None
+        line = b""
+        while b"has the request" not in line:
+            line = caller.stderr.readline()
+            assert line, "the run ended before it handed its request over"
+        assert f"keeper {taken} has the request".encode() in line
+        os.kill(taken, signal.SIGCONT)
+        out, err = caller.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        os.kill(taken, signal.SIGCONT)
+        rival.close()  # slot 0's keeper got no request from it: it ends, having run nothing
+    assert caller.returncode == 0, err.decode()[-2000:]
+    assert out == b"The answer is 4.\n"
+    trace = (line + err).decode()
+    assert f"keeper {taken} did not take the prompt" in trace, trace
+    adopted = re.search(r"keeper (\d+) runs the prompt", trace)
+    assert adopted is not None and int(adopted.group(1)) != taken, trace
+    wait_until("slot 0's keeper gone", lambda: not os.path.exists(f"/proc/{taken}"))
