@@ -39,7 +39,7 @@ examples:
 
 Defaults can be set under [defaults] in $XDG_CONFIG_HOME/claude-print/config.toml
 (else ~/.config/claude-print/config.toml); its keys: model, max_turns, timeout_secs,
-inherit_hooks, claude_binary, warm, warm_idle_secs (README, "Config file").
+inherit_hooks, claude_binary, warm, warm_idle_secs, warm_pool (README, "Config file").
 
 Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, 124 timeout,
 130 interrupted."""
@@ -167,6 +167,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--betas": {"action": "extend", "default": []},
         "--mcp-config": {"action": "extend", "default": []},
         "--file": {"action": "extend", "default": []},
+        "--warm-pool": {"type": _positive_int},
     }
 
 
@@ -403,6 +404,7 @@ def parse_options(
         mcp_configs=tuple(args.mcp_config),
         files=tuple(args.file),
         warm=_warm_idle(args, defaults),
+        warm_pool=_warm_pool(args, defaults),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
@@ -427,6 +429,18 @@ def parse_options(
     if not streamed and not args.warm_up:
         choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     return args, options
+
+
+def _warm_pool(args: argparse.Namespace, defaults: Any) -> int:
+    """How many keepers a warm run leaves for its key (1 when the warm start is off)."""
+    warm = args.warm or args.warm_up or defaults.warm
+    if args.warm_pool is not None and not warm:
+        raise ClaudePrintError("--warm-pool goes with --warm or --warm-up (or warm = true)")
+    if not warm:
+        return 1
+    from claude_print.warm import check_pool
+
+    return check_pool(args.warm_pool or defaults.warm_pool or 1)
 
 
 def _warm_idle(args: argparse.Namespace, defaults: Any) -> float:

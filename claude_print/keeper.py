@@ -37,7 +37,7 @@ from claude_print.turn import Turn
 # The prompt the keeper's session is built with; never typed (prompts come by the editor).
 PLACEHOLDER = "(warm start: the prompt comes later)"
 BOOT_LIMIT = 120.0  # seconds for the keeper's TUI to reach its input box
-READY_MARK = b"ready\n"  # written into the lock file once the TUI waits at its box
+READY_MARK = handover.READY  # written into the lock file once the TUI waits at its box
 REQUEST_WAIT = 10.0  # seconds from a connection to its request
 MCP_POLL = 0.05  # seconds between looks for the MCP servers' ready files
 
