@@ -957,7 +957,7 @@ class Bench:
         shares the CPU with a booting TUI (the sequential runs show what a fleet that
         starts the next run at once gets)."""
         self.log(f"warm {name}: {runs} x claude -p, claude-print --warm and claude-print cold")
-        runtime = self.root / f"run-{name}"
+        runtime = self.root / f"rw-{name}"  # short: a socket path has 107 bytes
         runtime.mkdir(mode=0o700)
         env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
         keepers = runtime / f"claude-print-{os.getuid()}"
@@ -1003,44 +1003,50 @@ class Bench:
             "bad": bad,
         }
 
-    def sequential(self, count: int) -> Dict[str, Any]:
+    def sequential(self, count: int, pool: int = 3) -> Dict[str, Any]:
         """`count` runs back to back, each started the moment the last one ended, for
-        `claude -p`, claude-print --warm and cold: the whole batch's wall time."""
-        self.log(f"sequential: {count} x claude -p, claude-print --warm, cold, back to back")
-        runtime = self.root / "run-sequential"
-        runtime.mkdir(mode=0o700)
-        env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
-        keepers = runtime / f"claude-print-{os.getuid()}"
-        subprocess.run([*self.claude_print, "--warm-up"], cwd=self.project, env=env, check=True)
-        _await_keeper(keepers)
-        out: Dict[str, Any] = {"runs": count, "bad": []}
-        try:
-            for which in ("p", "warm", "cold"):
-                walls, adopted, began = [], 0, time.monotonic()
+        `claude -p`, claude-print --warm (one keeper, then a pool of `pool`) and cold:
+        the whole batch's wall time."""
+        self.log(f"sequential: {count} x claude -p, --warm, --warm-pool {pool}, cold")
+        out: Dict[str, Any] = {"runs": count, "pool": pool, "bad": []}
+        contenders = {
+            "claude_p": None,
+            "warm": ["--warm"],
+            f"warm_pool_{pool}": ["--warm", "--warm-pool", str(pool)],
+            "cold": [],
+        }
+        for name, flags in contenders.items():
+            runtime = self.root / f"rs{len(out)}"  # short: a socket path has 107 bytes
+            runtime.mkdir(mode=0o700)
+            env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
+            keepers = runtime / f"claude-print-{os.getuid()}"
+            if flags:
+                up = [*self.claude_print, *flags[1:], "--warm-up"]
+                subprocess.run(up, cwd=self.project, env=env, check=True)
+                _await_keeper(keepers)
+            walls, adopted, began = [], 0, time.monotonic()
+            try:
                 for _ in range(count):
-                    if which == "p":
+                    if flags is None:
                         m, prompt = self.claude_p_run()
                     else:
-                        prompt = self.prompt(which)
-                        flags = ["--warm", "--trace"] if which == "warm" else []
-                        m = run_measured(
-                            [*self.claude_print, *flags, prompt], str(self.project), env
-                        )
+                        prompt = self.prompt(name)
+                        argv = [*self.claude_print, *flags, "--trace", prompt]
+                        m = run_measured(argv, str(self.project), env)
                         adopted += b"runs the prompt" in m.stderr
                     walls.append(m.wall)
                     if not self.correct(m, prompt):
-                        out["bad"].append(f"{which}: rc={m.returncode} err={m.stderr[-300:]!r}")
+                        out["bad"].append(f"{name}: rc={m.returncode} err={m.stderr[-300:]!r}")
                 total = time.monotonic() - began
-                name = {"p": "claude_p", "warm": "warm", "cold": "cold"}[which]
-                out[name] = {"total_s": round(total, 2), "wall_ms": summary(walls)}
-                if which == "warm":
-                    out[name]["adopted"] = adopted
+            finally:
+                if flags:
                     _stop_keepers(keepers)
-        finally:
-            _stop_keepers(keepers)
+            out[name] = {"total_s": round(total, 2), "wall_ms": summary(walls)}
+            if flags:
+                out[name]["adopted"] = adopted
         p_total = out["claude_p"]["total_s"]
-        out["warm_ratio"] = round(out["warm"]["total_s"] / p_total, 2)
-        out["cold_ratio"] = round(out["cold"]["total_s"] / p_total, 2)
+        for name in contenders:
+            out[name]["ratio"] = round(out[name]["total_s"] / p_total, 2)
         return out
 
     def idle_floor(self, runs: int) -> Dict[str, Any]:
@@ -1481,10 +1487,10 @@ def print_warm(r: Dict[str, Any]) -> None:
         if not name.startswith("sequential_"):
             continue
         w(f"\n{row['runs']} runs back to back ({version}): whole batch\n")
-        w(f"  claude -p            {row['claude_p']['total_s']} s\n")
-        w(f"  claude-print --warm  {row['warm']['total_s']} s ({row['warm']['adopted']} adopted)")
-        w(f"  {row['warm_ratio']}x\n")
-        w(f"  claude-print cold    {row['cold']['total_s']} s  {row['cold_ratio']}x\n")
+        for contender in ("claude_p", "warm", f"warm_pool_{row['pool']}", "cold"):
+            entry = row[contender]
+            adopted = f" ({entry['adopted']} adopted)" if "adopted" in entry else ""
+            w(f"  {contender:<20} {entry['total_s']} s  {entry['ratio']}x{adopted}\n")
         if row["bad"]:
             w(f"  WRONG: {row['bad']}\n")
     floor = warm.get("idle_floor")

@@ -627,7 +627,7 @@ def warm_up(options: Options) -> int:
     reason = warm.cold_reason(options, os.environ, os.getcwd())
     if reason is not None:
         raise ClaudePrintError(f"--warm-up: these flags cannot run warm ({reason})")
-    warm.leave_keeper(options, os.environ)
+    warm.leave_keeper(options, os.environ, strict=True)
     return 0
 
 

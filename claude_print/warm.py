@@ -360,10 +360,11 @@ def _report(options: Options, started: float, message: str, code: int, **fields:
     return code
 
 
-def leave_keeper(options: Options, environ: Mapping[str, str]) -> bool:
+def leave_keeper(options: Options, environ: Mapping[str, str], strict: bool = False) -> bool:
     """Top the key's pool up to `options.warm_pool` keepers for the next runs with these
     options, each detached (True: one or more started). Returns once they listen (or
-    have failed): a run that comes next finds their sockets."""
+    have failed): a run that comes next finds their sockets. `strict` (--warm-up, whose
+    only job this is): a keeper that cannot be left is an error, not a quiet False."""
     cwd = os.getcwd()
     if cold_reason(options, environ, cwd) is not None:
         return False
@@ -371,7 +372,9 @@ def leave_keeper(options: Options, environ: Mapping[str, str]) -> bool:
         directory = handover.runtime_dir(environ)
         name = key(options, environ, cwd)
         claims = warm_pool.claim_free(directory, name, options.warm_pool)
-    except (ClaudePrintError, OSError):
+    except (ClaudePrintError, OSError) as exc:
+        if strict:
+            raise ClaudePrintError(f"--warm-up: no keeper can be left ({exc})") from exc
         return False
     if not claims:
         return False

@@ -88,6 +88,8 @@ def claim_free(directory: str, key: str, size: int) -> List[handover.Claim]:
         try:
             paths = slot_paths(directory, key, slot)
         except ClaudePrintError:  # a socket path too long: no slot from here on
+            if slot == 0:
+                raise  # none at all: the caller says why (--warm-up fails with it)
             break
         try:
             claim = handover.Claim.take(paths)
