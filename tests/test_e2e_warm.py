@@ -136,12 +136,17 @@ def test_warm_request_equals_cold(
     ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
     assert ours["result"] == theirs["result"]
     assert sorted(ours) == sorted(theirs)
-    warm_body = normalised(warm_request, ours["session_id"])
-    cold_body = normalised(cold_request, theirs["session_id"])
-    assert warm_body == cold_body, body_diff(warm_body, cold_body)
     adopted = b"runs the prompt" in warm.stderr
     assert adopted == (change == "nothing"), warm.stderr.decode()[-2000:]
     assert run_dir(sandbox).exists()
+    if change == "a user MCP server":
+        # Both runs were cold (above), and a cold run does not wait for a server of the
+        # user's own config (only --mcp-config's are gated: README, `--mcp-config`):
+        # its first request names the tool or says "still connecting", by timing.
+        return
+    warm_body = normalised(warm_request, ours["session_id"])
+    cold_body = normalised(cold_request, theirs["session_id"])
+    assert warm_body == cold_body, body_diff(warm_body, cold_body)
 
 
 def test_a_slow_mcp_server_is_up_before_the_keeper_says_ready(
