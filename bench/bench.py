@@ -315,17 +315,16 @@ def _set_ctty() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def run_floor(
-    claude: str, prompt: str, cwd: str, env: Dict[str, str], settings: str, fifo_fd: int, api: Api
-) -> FloorRun:
-    """`claude --settings S -- PROMPT` on a PTY; drain its output, answer nothing."""
-    result = FloorRun()
+def spawn_on_pty(
+    argv: Sequence[str], cwd: str, env: Dict[str, str]
+) -> Tuple[subprocess.Popen[bytes], int]:
+    """`argv` on a new PTY of the bench's window size, as its session leader; the PTY's
+    master end, non-blocking."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", WINDOW_ROWS, WINDOW_COLS, 0, 0))
-    started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            [claude, "--settings", settings, "--", prompt],
+            list(argv),
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -337,6 +336,16 @@ def run_floor(
     finally:
         os.close(slave)
     os.set_blocking(master, False)
+    return proc, master
+
+
+def run_floor(
+    claude: str, prompt: str, cwd: str, env: Dict[str, str], settings: str, fifo_fd: int, api: Api
+) -> FloorRun:
+    """`claude --settings S -- PROMPT` on a PTY; drain its output, answer nothing."""
+    result = FloorRun()
+    started = time.monotonic()
+    proc, master = spawn_on_pty([claude, "--settings", settings, "--", prompt], cwd, env)
     pty_open = True
 
     def drain() -> None:
@@ -401,23 +410,8 @@ def run_idle_floor(
     least 3 s: its background start-up is over, as at a keeper's box), then the prompt
     typed (our own plain text) and Enter. Enter -> its request at the fake API, Enter ->
     the Stop hook's line. No claude-print logic: what a warm run cannot go below."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", WINDOW_ROWS, WINDOW_COLS, 0, 0))
     started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            [claude, "--settings", settings],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-            preexec_fn=_set_ctty,
-        )
-    finally:
-        os.close(slave)
-    os.set_blocking(master, False)
+    proc, master = spawn_on_pty([claude, "--settings", settings], cwd, env)
 
     def drain(until: float, quiet: float = 0.0) -> bytes:
         """Read the PTY until `until`, or (with `quiet`) until it has been quiet so long."""

@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from conftest import RUN_TIMEOUT, Sandbox, run_claude_print
@@ -74,6 +74,23 @@ def turn_request(requests: List[Dict[str, Any]]) -> Dict[str, Any]:
     return first
 
 
+def warm_then_cold(
+    sandbox: Sandbox,
+    fake_api: FakeApiServer,
+    real_claude: str,
+    env: Dict[str, str],
+    flags: List[str],
+) -> List[Tuple[subprocess.CompletedProcess[bytes], Dict[str, Any]]]:
+    """PROMPT with --warm (traced), then cold: each run and its turn's request."""
+    out = []
+    for mode in (["--warm", "--trace"], []):
+        start = len(fake_api.requests)
+        done = run_claude_print(sandbox, [*mode, *flags, PROMPT], binary=real_claude, env=env)
+        assert_exit(done, 0)
+        out.append((done, turn_request(fake_api.requests[start:])))
+    return out
+
+
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_warm_request_equals_cold(
     sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str, change: str
@@ -121,16 +138,9 @@ def test_warm_request_equals_cold(
                 [*add, ECHO_SERVER], env=sandbox.env(**env), capture_output=True, timeout=60
             )
             assert_exit(done, 0)
-        start = len(fake_api.requests)
-        warm = run_claude_print(
-            sandbox, ["--warm", "--trace", *flags, PROMPT], binary=real_claude, env=env
+        (warm, warm_request), (cold, cold_request) = warm_then_cold(
+            sandbox, fake_api, real_claude, env, flags
         )
-        assert_exit(warm, 0)
-        warm_request = turn_request(fake_api.requests[start:])
-        start = len(fake_api.requests)
-        cold = run_claude_print(sandbox, [*flags, PROMPT], binary=real_claude, env=env)
-        assert_exit(cold, 0)
-        cold_request = turn_request(fake_api.requests[start:])
     finally:
         stop_keepers(sandbox)
     ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
@@ -165,16 +175,9 @@ def test_a_slow_mcp_server_is_up_before_the_keeper_says_ready(
         up = run_claude_print(sandbox, ["--warm-up", *flags[:-1]], binary=real_claude, env=env)
         assert_exit(up, 0)
         wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
-        start = len(fake_api.requests)
-        warm = run_claude_print(
-            sandbox, ["--warm", "--trace", *flags, PROMPT], binary=real_claude, env=env
+        (warm, warm_request), (cold, cold_request) = warm_then_cold(
+            sandbox, fake_api, real_claude, env, flags
         )
-        assert_exit(warm, 0)
-        warm_request = turn_request(fake_api.requests[start:])
-        start = len(fake_api.requests)
-        cold = run_claude_print(sandbox, [*flags, PROMPT], binary=real_claude, env=env)
-        assert_exit(cold, 0)
-        cold_request = turn_request(fake_api.requests[start:])
     finally:
         stop_keepers(sandbox)
     trace = warm.stderr.decode()
