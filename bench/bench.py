@@ -315,17 +315,16 @@ def _set_ctty() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def run_floor(
-    claude: str, prompt: str, cwd: str, env: Dict[str, str], settings: str, fifo_fd: int, api: Api
-) -> FloorRun:
-    """`claude --settings S -- PROMPT` on a PTY; drain its output, answer nothing."""
-    result = FloorRun()
+def spawn_on_pty(
+    argv: Sequence[str], cwd: str, env: Dict[str, str]
+) -> Tuple[subprocess.Popen[bytes], int]:
+    """`argv` on a new PTY of the bench's window size, as its session leader; the PTY's
+    master end, non-blocking."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", WINDOW_ROWS, WINDOW_COLS, 0, 0))
-    started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            [claude, "--settings", settings, "--", prompt],
+            list(argv),
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -337,6 +336,16 @@ def run_floor(
     finally:
         os.close(slave)
     os.set_blocking(master, False)
+    return proc, master
+
+
+def run_floor(
+    claude: str, prompt: str, cwd: str, env: Dict[str, str], settings: str, fifo_fd: int, api: Api
+) -> FloorRun:
+    """`claude --settings S -- PROMPT` on a PTY; drain its output, answer nothing."""
+    result = FloorRun()
+    started = time.monotonic()
+    proc, master = spawn_on_pty([claude, "--settings", settings, "--", prompt], cwd, env)
     pty_open = True
 
     def drain() -> None:
@@ -391,6 +400,55 @@ def run_floor(
     seen = api.request_time(prompt)
     result.request = None if seen is None else seen - started
     return result
+
+
+def run_idle_floor(
+    claude: str, prompt: str, cwd: str, env: Dict[str, str], settings: str, fifo_fd: int, api: Api
+) -> Dict[str, Optional[float]]:
+    """The floor of a warm run: the bare TUI's own first turn at an idle input box.
+    `claude --settings S` on a PTY, left alone until it has drawn nothing for 1 s (and at
+    least 3 s: its background start-up is over, as at a keeper's box), then the prompt
+    typed (our own plain text) and Enter. Enter -> its request at the fake API, Enter ->
+    the Stop hook's line. No claude-print logic: what a warm run cannot go below."""
+    started = time.monotonic()
+    proc, master = spawn_on_pty([claude, "--settings", settings], cwd, env)
+
+    def drain(until: float, quiet: float = 0.0) -> bytes:
+        """Read the PTY until `until`, or (with `quiet`) until it has been quiet so long."""
+        fifo, last = b"", time.monotonic()
+        while time.monotonic() < until:
+            ready, _, _ = select.select([master, fifo_fd], [], [], 0.01)
+            now = time.monotonic()
+            if master in ready:
+                with contextlib.suppress(BlockingIOError, OSError):
+                    if os.read(master, 65536):
+                        last = now
+            if fifo_fd in ready:
+                with contextlib.suppress(BlockingIOError):
+                    fifo += os.read(fifo_fd, 4096)
+                if b"Stop\n" in fifo:
+                    return fifo
+            if quiet and now - last >= quiet and now - started >= 3.0:
+                break
+        return fifo
+
+    out: Dict[str, Optional[float]] = {"request": None, "stop": None}
+    try:
+        drain(started + 60.0, quiet=1.0)
+        os.write(master, prompt.encode())
+        drain(time.monotonic() + 0.2)
+        enter = time.monotonic()
+        os.write(master, b"\r")
+        if b"Stop\n" in drain(enter + RUN_TIMEOUT):
+            out["stop"] = time.monotonic() - enter
+        seen = api.request_time(prompt)
+        out["request"] = None if seen is None else seen - enter
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        os.close(master)
+    return out
 
 
 # --- whole process trees, many at once (issue 12, "Fleet efficiency") -------
@@ -767,9 +825,10 @@ class Bench:
             return run_measured(argv, str(cwd), self.env, tick=tick, stdin=prompt.encode()), prompt
         return run_measured([*argv, prompt], str(cwd), self.env, tick=tick), prompt
 
-    def claude_p_run(self) -> Tuple[Measured, str]:
+    def claude_p_run(self, extra: Sequence[str] = ()) -> Tuple[Measured, str]:
         prompt = self.prompt("p")
-        return run_measured(["claude", "-p", prompt], str(self.project), self.env), prompt
+        argv = ["claude", "-p", prompt, *extra]  # a variadic flag must not take the prompt
+        return run_measured(argv, str(self.project), self.env), prompt
 
     # phases
 
@@ -868,17 +927,36 @@ class Bench:
         seen = self.api.request_time(prompt)
         return None if seen is None else seen - m.started
 
-    def warm(self, runs: int) -> Dict[str, Any]:
-        """Issue 23: `claude -p`, claude-print --warm (a keeper at its input box) and
-        claude-print cold, paired, in rotating order. Every contender starts once the
-        keeper left by the last warm run is at its box, so none of them shares the CPU
-        with a booting TUI (a fleet that starts the next run at once gets less)."""
-        self.log(f"warm: {runs} x claude -p, claude-print --warm and claude-print cold")
-        runtime = self.root / "run"
-        runtime.mkdir(mode=0o700, exist_ok=True)
+    def warm_all(self, runs: int, sequential: int) -> Dict[str, Any]:
+        """Issue 30: the warm start where users wait. Paired runs, bare and with an MCP
+        server that takes 2 s to start (as npx-launched servers do); `sequential` runs
+        back to back (NEEDLE's beads: the next starts as the last ends); and the floor, the
+        bare TUI's own first turn at an idle box."""
+        slow = self.root / "mcp-slow.json"
+        server = [sys.executable, str(ROOT / "tests" / "mcp_echo.py"), str(self.root / "mcp.log")]
+        config = {"mcpServers": {"slow": {"command": server[0], "args": [*server[1:], "2"]}}}
+        slow.write_text(json.dumps(config))
+        mcp = ["--mcp-config", str(slow)]
+        return {
+            "bare": self.warm(runs, "bare"),
+            "mcp_2s": self.warm(max(3, runs // 2), "mcp_2s", mcp),
+            f"sequential_{sequential}": self.sequential(sequential),
+            "idle_floor": self.idle_floor(max(3, runs // 2)),
+        }
+
+    def warm(self, runs: int, name: str, extra: Sequence[str] = ()) -> Dict[str, Any]:
+        """`claude -p`, claude-print --warm (a keeper at its input box) and claude-print
+        cold, paired, in rotating order, each with the flags `extra`. Every contender
+        starts once the keeper left by the last warm run is at its box, so none of them
+        shares the CPU with a booting TUI (the sequential runs show what a fleet that
+        starts the next run at once gets)."""
+        self.log(f"warm {name}: {runs} x claude -p, claude-print --warm and claude-print cold")
+        runtime = self.root / f"rw-{name}"  # short: a socket path has 107 bytes
+        runtime.mkdir(mode=0o700)
         env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
         keepers = runtime / f"claude-print-{os.getuid()}"
-        subprocess.run([*self.claude_print, "--warm-up"], cwd=self.project, env=env, check=True)
+        warm_up = [*self.claude_print, *extra, "--warm-up"]
+        subprocess.run(warm_up, cwd=self.project, env=env, check=True)
         walls: Dict[str, List[float]] = {"p": [], "warm": [], "cold": []}
         adopted, bad = 0, []
         requests: List[Optional[float]] = []  # warm: start -> the fake API has the turn
@@ -889,13 +967,12 @@ class Bench:
                 for which in order[shift:] + order[:shift]:
                     _await_keeper(keepers)
                     if which == "p":
-                        m, prompt = self.claude_p_run()
+                        m, prompt = self.claude_p_run(extra)
                     else:
                         prompt = self.prompt(which)
                         flags = ["--warm", "--trace"] if which == "warm" else []
-                        m = run_measured(
-                            [*self.claude_print, *flags, prompt], str(self.project), env
-                        )
+                        argv = [*self.claude_print, *flags, prompt, *extra]
+                        m = run_measured(argv, str(self.project), env)
                         adopted += which == "warm" and b"runs the prompt" in m.stderr
                         if which == "warm":
                             requests.append(self._since(m, prompt))
@@ -903,16 +980,10 @@ class Bench:
                     if not self.correct(m, prompt):
                         bad.append(f"{which}: rc={m.returncode} err={m.stderr[-300:]!r}")
         finally:
-            # The last warm run's keeper may still be on its way: let it come, then stop it.
-            deadline = time.monotonic() + 5.0
-            while not list(keepers.glob("warm-*.sock")) and time.monotonic() < deadline:
-                time.sleep(0.01)
-            _await_keeper(keepers)
-            for sock in keepers.glob("warm-*.sock"):  # a connection without a request
-                with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as conn:
-                    conn.connect(str(sock))
+            _stop_keepers(keepers)
         p_med = percentile(walls["p"], 0.5)
         return {
+            "flags": list(extra),
             "claude_p": {"wall_ms": summary(walls["p"])},
             "warm": {
                 "wall_ms": summary(walls["warm"]),
@@ -924,6 +995,70 @@ class Bench:
             "cold_ratio_median": round(percentile(walls["cold"], 0.5) / p_med, 2),
             "runs": runs,
             "bad": bad,
+        }
+
+    def sequential(self, count: int, pool: int = 3) -> Dict[str, Any]:
+        """`count` runs back to back, each started the moment the last one ended, for
+        `claude -p`, claude-print --warm (one keeper, then a pool of `pool`) and cold:
+        the whole batch's wall time."""
+        self.log(f"sequential: {count} x claude -p, --warm, --warm-pool {pool}, cold")
+        out: Dict[str, Any] = {"runs": count, "pool": pool, "bad": []}
+        contenders = {
+            "claude_p": None,
+            "warm": ["--warm"],
+            f"warm_pool_{pool}": ["--warm", "--warm-pool", str(pool)],
+            "cold": [],
+        }
+        for name, flags in contenders.items():
+            runtime = self.root / f"rs{len(out)}"  # short: a socket path has 107 bytes
+            runtime.mkdir(mode=0o700)
+            env = {**self.env, "XDG_RUNTIME_DIR": str(runtime)}
+            keepers = runtime / f"claude-print-{os.getuid()}"
+            if flags:
+                up = [*self.claude_print, *flags[1:], "--warm-up"]
+                subprocess.run(up, cwd=self.project, env=env, check=True)
+                _await_keeper(keepers)
+            walls, adopted, began = [], 0, time.monotonic()
+            try:
+                for _ in range(count):
+                    if flags is None:
+                        m, prompt = self.claude_p_run()
+                    else:
+                        prompt = self.prompt(name)
+                        argv = [*self.claude_print, *flags, "--trace", prompt]
+                        m = run_measured(argv, str(self.project), env)
+                        adopted += b"runs the prompt" in m.stderr
+                    walls.append(m.wall)
+                    if not self.correct(m, prompt):
+                        out["bad"].append(f"{name}: rc={m.returncode} err={m.stderr[-300:]!r}")
+                total = time.monotonic() - began
+            finally:
+                if flags:
+                    _stop_keepers(keepers)
+            out[name] = {"total_s": round(total, 2), "wall_ms": summary(walls)}
+            if flags:
+                out[name]["adopted"] = adopted
+        p_total = out["claude_p"]["total_s"]
+        for name in contenders:
+            out[name]["ratio"] = round(out[name]["total_s"] / p_total, 2)
+        return out
+
+    def idle_floor(self, runs: int) -> Dict[str, Any]:
+        """The bare TUI's first turn at an idle box (run_idle_floor), `runs` fresh TUIs."""
+        self.log(f"idle floor: {runs} x the bare TUI's first turn at an idle box")
+        rows = []
+        with self._floor_hook("idle-floor") as (settings, fifo_fd):
+            for _ in range(runs):
+                prompt = self.prompt("idle")
+                env = dict(self.env)
+                rows.append(
+                    run_idle_floor(
+                        self.claude, prompt, str(self.project), env, settings, fifo_fd, self.api
+                    )
+                )
+        return {
+            "enter_to_request_ms": summary([r["request"] for r in rows]),
+            "enter_to_stop_ms": summary([r["stop"] for r in rows]),
         }
 
     def phases(self, runs: int) -> Dict[str, Any]:
@@ -1001,9 +1136,9 @@ class Bench:
         }
 
     @contextlib.contextmanager
-    def _floor_hook(self) -> Iterator[Tuple[str, int]]:
+    def _floor_hook(self, name: str = "floor") -> Iterator[Tuple[str, int]]:
         """The floor's settings file (a Stop hook that writes to a FIFO) and the FIFO."""
-        d = self.root / "floor"
+        d = self.root / name
         d.mkdir()
         fifo = d / "stop.fifo"
         os.mkfifo(fifo, 0o600)
@@ -1251,6 +1386,21 @@ class Bench:
 # --- machine, table, main -------------------------------------------------
 
 
+def _stop_keepers(keepers: Path) -> None:
+    """Let a keeper still on its way come, then stop every keeper there: a connection
+    that sends no request ends one."""
+    deadline = time.monotonic() + 5.0
+    while not list(keepers.glob("warm-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    _await_keeper(keepers)
+    for sock in keepers.glob("warm-*.sock"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as conn:
+            conn.connect(str(sock))
+    deadline = time.monotonic() + 10.0
+    while list(keepers.glob("warm-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def _await_keeper(keepers: Path, limit: float = 60.0) -> None:
     """Until every keeper there waits at its input box (its lock file says "ready")."""
     deadline = time.monotonic() + limit
@@ -1314,14 +1464,34 @@ def print_warm(r: Dict[str, Any]) -> None:
     if not warm:
         return
     w = sys.stdout.write
-    w(f"\nwarm start ({r['claude_code_version']}, {warm['runs']} paired runs, rotating)\n")
-    w(f"  claude -p            {fmt(warm['claude_p']['wall_ms'])}\n")
-    w(f"  claude-print --warm  {fmt(warm['warm']['wall_ms'])}  ({warm['warm']['adopted']} adopted)")
-    w(f"  {warm['warm_ratio_median']}x claude -p\n")
-    w(f"  claude-print cold    {fmt(warm['cold']['wall_ms'])}  {warm['cold_ratio_median']}x\n")
-    w(f"  warm: start -> request at the API  {fmt(warm['warm']['request_ms'])}\n")
-    if warm["bad"]:
-        w(f"  WRONG: {warm['bad']}\n")
+    version = r["claude_code_version"]
+    for name, row in warm.items():
+        if "warm_ratio_median" not in row:
+            continue
+        w(f"\nwarm start, {name} ({version}, {row['runs']} paired runs, rotating)\n")
+        w(f"  claude -p            {fmt(row['claude_p']['wall_ms'])}\n")
+        adopted = row["warm"]["adopted"]
+        w(f"  claude-print --warm  {fmt(row['warm']['wall_ms'])}  ({adopted} adopted)")
+        w(f"  {row['warm_ratio_median']}x claude -p\n")
+        w(f"  claude-print cold    {fmt(row['cold']['wall_ms'])}  {row['cold_ratio_median']}x\n")
+        w(f"  warm: start -> request at the API  {fmt(row['warm']['request_ms'])}\n")
+        if row["bad"]:
+            w(f"  WRONG: {row['bad']}\n")
+    for name, row in warm.items():
+        if not name.startswith("sequential_"):
+            continue
+        w(f"\n{row['runs']} runs back to back ({version}): whole batch\n")
+        for contender in ("claude_p", "warm", f"warm_pool_{row['pool']}", "cold"):
+            entry = row[contender]
+            adopted = f" ({entry['adopted']} adopted)" if "adopted" in entry else ""
+            w(f"  {contender:<20} {entry['total_s']} s  {entry['ratio']}x{adopted}\n")
+        if row["bad"]:
+            w(f"  WRONG: {row['bad']}\n")
+    floor = warm.get("idle_floor")
+    if floor:
+        w(f"\nfloor: the bare TUI's first turn at an idle box ({version})\n")
+        w(f"  Enter -> request     {fmt(floor['enter_to_request_ms'])}\n")
+        w(f"  Enter -> Stop hook   {fmt(floor['enter_to_stop_ms'])}\n")
 
 
 def print_table(r: Dict[str, Any]) -> None:
@@ -1513,7 +1683,7 @@ def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Di
             "settings": {"runs": runs, "parallel": par, "quick": args.quick, "wait_s": wait},
         }
         if args.warm_only:
-            result["warm"] = bench.warm(max(runs, 7))
+            result["warm"] = bench.warm_all(max(runs, 7), args.sequential)
             result["bench_seconds"] = round(time.monotonic() - started, 1)
             return result
         result["e2e"] = bench.e2e(runs)
@@ -1523,7 +1693,7 @@ def bench_one(args: argparse.Namespace, runs: int, par: int, pyz_sha: str) -> Di
         result["cpu_rss"] = bench.cpu_rss(runs)
         result["fleet"] = bench.fleet(1 if args.quick else 3, wait, window)
         result["parallel"] = bench.parallel(par)
-        result["warm"] = bench.warm(max(runs, 7))
+        result["warm"] = bench.warm_all(max(runs, 7), args.sequential)
         time.sleep(0.2)
         result["leftovers"] = bench.leftovers()
         bench.log("done", own_batch_running=True)
@@ -1567,6 +1737,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--warm-only",
         action="store_true",
         help="only the warm-start pairs (issue 23): claude -p, --warm and cold, >= 7 runs",
+    )
+    p.add_argument(
+        "--sequential",
+        type=int,
+        default=20,
+        help="runs back to back in the warm section (NEEDLE's beads; default 20)",
     )
     args = p.parse_args(argv)
     runs = args.runs or (3 if args.quick else 15)

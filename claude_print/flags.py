@@ -100,6 +100,13 @@ FLAGS: Tuple[Flag, ...] = (
         ["--warm-up"],
         note="start a warm TUI for these flags and exit (no prompt); see --warm",
     ),
+    _own(
+        ["--warm-pool"],
+        ONE,
+        "with --warm or --warm-up: keep N warm TUIs waiting for these flags, for runs "
+        "that start together (1 to 8; default 1; config: warm_pool)",
+        metavar="N",
+    ),
     # --- forwarded: the TUI does what claude -p does (measured) -----------------------
     _fwd(["--model"], ONE, "the request's model", metavar="MODEL"),
     _fwd(["--effort"], ONE, "the request's output_config.effort", metavar="LEVEL"),

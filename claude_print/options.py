@@ -46,6 +46,7 @@ class Options(NamedTuple):
     mcp_configs: Tuple[str, ...] = ()  # --mcp-config: stdio servers gated (mcp_gate)
     files: Tuple[str, ...] = ()  # --file: downloaded by claude-print (file_downloads)
     warm: float = 0.0  # --warm: a warm TUI's idle lifetime in seconds (0: cold runs only)
+    warm_pool: int = 1  # --warm-pool: how many warm TUIs a run leaves waiting for its key
 
 
 def permission_mode(options: Options) -> str:

@@ -112,6 +112,12 @@ def test_xdg_config_home_is_used(tmp_path: Path, parser: str) -> None:
     assert load_defaults(env) == Defaults(model="opus")
 
 
+def test_warm_keys(tmp_path: Path, parser: str) -> None:
+    text = "[defaults]\nwarm = true\nwarm_idle_secs = 2.5\nwarm_pool = 4\n"
+    defaults = load_defaults(write_config(tmp_path, text))
+    assert defaults == Defaults(warm=True, warm_idle_secs=2.5, warm_pool=4)
+
+
 def test_timeout_may_be_an_integer(tmp_path: Path, parser: str) -> None:
     defaults = load_defaults(write_config(tmp_path, "[defaults]\ntimeout_secs = 1_800\n"))
     assert defaults.timeout_secs == 1800
@@ -185,6 +191,9 @@ def test_subset_numbers_match_toml(literal: str) -> None:
         ("[defaults]\nmodel = 4\n", 2, "model must be a string, not an integer"),
         ("[defaults]\nmodel = '  '\n", 2, "must not be empty"),
         ("[defaults]\nclaude_binary = ''\n", 2, "must not be empty"),
+        ("[defaults]\nwarm_pool = 0\n", 2, "warm_pool must be greater than 0, not 0"),
+        ("[defaults]\nwarm_pool = 2.0\n", 2, "warm_pool must be an integer, not a float"),
+        ("[defaults]\nwarm_pool = true\n", 2, "warm_pool must be an integer, not a boolean"),
     ],
 )
 def test_semantic_errors(tmp_path: Path, parser: str, text: str, line: int, words: str) -> None:

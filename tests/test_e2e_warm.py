@@ -13,11 +13,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from conftest import RUN_TIMEOUT, Sandbox, run_claude_print
-from fake_api import FakeApiServer
+from fake_api import FakeApiServer, announced_mcp_tools
 from test_e2e_real import assert_exit
 from test_fingerprint import git
 from test_warm import run_dir, sockets, stop_keepers, wait_until, warm_env
@@ -74,6 +74,23 @@ def turn_request(requests: List[Dict[str, Any]]) -> Dict[str, Any]:
     return first
 
 
+def warm_then_cold(
+    sandbox: Sandbox,
+    fake_api: FakeApiServer,
+    real_claude: str,
+    env: Dict[str, str],
+    flags: List[str],
+) -> List[Tuple[subprocess.CompletedProcess[bytes], Dict[str, Any]]]:
+    """PROMPT with --warm (traced), then cold: each run and its turn's request."""
+    out = []
+    for mode in (["--warm", "--trace"], []):
+        start = len(fake_api.requests)
+        done = run_claude_print(sandbox, [*mode, *flags, PROMPT], binary=real_claude, env=env)
+        assert_exit(done, 0)
+        out.append((done, turn_request(fake_api.requests[start:])))
+    return out
+
+
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_warm_request_equals_cold(
     sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str, change: str
@@ -121,24 +138,53 @@ def test_warm_request_equals_cold(
                 [*add, ECHO_SERVER], env=sandbox.env(**env), capture_output=True, timeout=60
             )
             assert_exit(done, 0)
-        start = len(fake_api.requests)
-        warm = run_claude_print(
-            sandbox, ["--warm", "--trace", *flags, PROMPT], binary=real_claude, env=env
+        (warm, warm_request), (cold, cold_request) = warm_then_cold(
+            sandbox, fake_api, real_claude, env, flags
         )
-        assert_exit(warm, 0)
-        warm_request = turn_request(fake_api.requests[start:])
-        start = len(fake_api.requests)
-        cold = run_claude_print(sandbox, [*flags, PROMPT], binary=real_claude, env=env)
-        assert_exit(cold, 0)
-        cold_request = turn_request(fake_api.requests[start:])
     finally:
         stop_keepers(sandbox)
     ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
     assert ours["result"] == theirs["result"]
     assert sorted(ours) == sorted(theirs)
-    warm_body = normalised(warm_request, ours["session_id"])
-    cold_body = normalised(cold_request, theirs["session_id"])
-    assert warm_body == cold_body, body_diff(warm_body, cold_body)
     adopted = b"runs the prompt" in warm.stderr
     assert adopted == (change == "nothing"), warm.stderr.decode()[-2000:]
     assert run_dir(sandbox).exists()
+    if change == "a user MCP server":
+        # Both runs were cold (above), and a cold run does not wait for a server of the
+        # user's own config (only --mcp-config's are gated: README, `--mcp-config`):
+        # its first request names the tool or says "still connecting", by timing.
+        return
+    warm_body = normalised(warm_request, ours["session_id"])
+    cold_body = normalised(cold_request, theirs["session_id"])
+    assert warm_body == cold_body, body_diff(warm_body, cold_body)
+
+
+def test_a_slow_mcp_server_is_up_before_the_keeper_says_ready(
+    sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str
+) -> None:
+    """A keeper waits at its box until its MCP servers have their tools (as a cold run's
+    first prompt does), and only then says "ready": the run's prompt goes in at once,
+    and its request is the cold run's, the server's tool included. (Before: a run that
+    came as the box appeared waited for a server that is slow to start.)"""
+    config = sandbox.project.parent / "slow-mcp.json"
+    server = {"command": sys.executable, "args": [ECHO_SERVER, "", "1.5"]}
+    config.write_text(json.dumps({"mcpServers": {"slow": server}}))
+    env = warm_env(sandbox)
+    flags = ["--output-format", "json", "--mcp-config", str(config), "--"]
+    try:
+        up = run_claude_print(sandbox, ["--warm-up", *flags[:-1]], binary=real_claude, env=env)
+        assert_exit(up, 0)
+        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
+        (warm, warm_request), (cold, cold_request) = warm_then_cold(
+            sandbox, fake_api, real_claude, env, flags
+        )
+    finally:
+        stop_keepers(sandbox)
+    trace = warm.stderr.decode()
+    assert "runs the prompt" in trace, trace[-2000:]
+    assert "MCP servers ready" not in trace, trace[-2000:]  # the prompt did not wait
+    ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
+    assert announced_mcp_tools(warm_request["body"]) == ["mcp__slow__say"]
+    warm_body = normalised(warm_request, ours["session_id"])
+    cold_body = normalised(cold_request, theirs["session_id"])
+    assert warm_body == cold_body, body_diff(warm_body, cold_body)

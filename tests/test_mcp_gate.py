@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 import pytest
 
@@ -117,8 +117,20 @@ def test_the_gate_passes_bytes_through_and_says_when_tools_are_listed(tmp_path: 
     proc.stdin.write(rpc("tools/list", 1))
     proc.stdin.flush()
     assert [t["name"] for t in json.loads(proc.stdout.readline())["result"]["tools"]] == ["say"]
-    # Created just after the answer went on to the TUI.
-    assert eventually(ready.exists), "no ready file after tools/list"
+    # Then the gate asks whether the TUI has read that answer: a ping, then another
+    # once the TUI has answered it; their answers (a result or an error alike) are the
+    # gate's: the server never sees them, and only the second makes the ready file.
+    first_ping = json.loads(proc.stdout.readline())
+    assert first_ping == {"jsonrpc": "2.0", "id": "claude-print-ready-1", "method": "ping"}
+    assert not ready.exists()
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":"claude-print-ready-1","result":{}}\n')
+    proc.stdin.flush()
+    second_ping = json.loads(proc.stdout.readline())
+    assert second_ping == {"jsonrpc": "2.0", "id": "claude-print-ready-2", "method": "ping"}
+    assert not ready.exists()
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":"claude-print-ready-2","error":{"code":-1}}\n')
+    proc.stdin.flush()
+    assert eventually(ready.exists), "no ready file after the second ping's answer"
     proc.stdin.write(rpc("tools/call", 2, name="say", arguments={"text": "zebra ü"}))
     proc.stdin.flush()
     answer = json.loads(proc.stdout.readline())
@@ -165,3 +177,45 @@ def test_sigterm_reaches_the_server(tmp_path: Path) -> None:
 def test_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert mcp_gate.main(["ready-only"]) == 2
     assert "usage: mcp_gate READY_FILE -- COMMAND" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (b'{"jsonrpc":"2.0","id":"claude-print-ready-1","result":{}}', 1),
+        (b'{"jsonrpc":"2.0","id":"claude-print-ready-2","error":{"code":-32601}}', 2),
+        (b'{"jsonrpc":"2.0","id":"claude-print-ready-1","method":"ping"}', None),  # a request
+        (b'{"jsonrpc":"2.0","id":"claude-print-ready-3","result":{}}', None),
+        (b'{"jsonrpc":"2.0","id":7,"result":{"note":"claude-print-ready-1"}}', None),
+        (b'{"jsonrpc":"2.0","id":"claude-print-ready-1"', None),  # not JSON
+        (b'["claude-print-ready-1"]', None),
+    ],
+)
+def test_only_the_tuis_answers_to_the_gates_pings_are_taken(
+    line: bytes, expected: Optional[int]
+) -> None:
+    assert mcp_gate.answered_ping(line) == expected
+
+
+def test_the_ping_goes_after_the_ready_line_never_inside_the_next(tmp_path: Path) -> None:
+    """The server writes its tools/list answer and the start of another message in one
+    chunk: the ping must come between them, each line whole."""
+    ready = tmp_path / "ready"
+    script = (
+        "read line; printf '%s\\n%s' "
+        '\'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\' '
+        '\'{"jsonrpc":"2.0","method":"notifications/mess\'; '
+        "sleep 0.2; printf '%s\\n' 'age\"}'; read rest"
+    )
+    proc = gate(ready, "/bin/sh", "-c", script)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(rpc("tools/list", 1))
+    proc.stdin.flush()
+    lines = [json.loads(proc.stdout.readline()) for _ in range(3)]
+    assert [m.get("id", m.get("method")) for m in lines] == [
+        1,
+        "claude-print-ready-1",
+        "notifications/message",
+    ]
+    proc.stdin.close()
+    proc.wait(timeout=30)

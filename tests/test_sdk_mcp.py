@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
+from test_mcp_gate import eventually
 
 from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.mcp import mcp_gate, sdk_mcp
@@ -88,7 +89,24 @@ def test_requests_reach_claude_print_and_answers_come_back(relay: Relay, tmp_pat
         tools = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "add"}]}}
         exchange(relay, proc, listing, tools)
         assert read_reply(proc) == tools  # the notification got no line of its own
-        assert ready.exists()
+        # Then the two ready pings (mcp_structured): their answers are the bridge's,
+        # never the caller's (no relay event), and only the second makes the file.
+        assert read_reply(proc) == {
+            "jsonrpc": "2.0",
+            "id": "claude-print-ready-1",
+            "method": "ping",
+        }
+        assert not ready.exists()
+        send(proc, {"jsonrpc": "2.0", "id": "claude-print-ready-1", "result": {}})
+        assert read_reply(proc) == {
+            "jsonrpc": "2.0",
+            "id": "claude-print-ready-2",
+            "method": "ping",
+        }
+        assert not ready.exists()
+        send(proc, {"jsonrpc": "2.0", "id": "claude-print-ready-2", "error": {"code": -1}})
+        assert eventually(ready.exists), "no ready file after the second ping's answer"
+        assert relay.read_events() == []
         big = {
             "jsonrpc": "2.0",
             "id": 2,

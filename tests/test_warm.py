@@ -446,3 +446,15 @@ def test_idle_keepers_are_capped_per_user(warm_sandbox: Sandbox) -> None:
     assert first not in sockets(warm_sandbox)
     for path in sockets(warm_sandbox):
         assert stat.S_IMODE(path.lstat().st_mode) == 0o600, path
+
+
+def test_warm_up_that_cannot_leave_a_keeper_says_so(sandbox: Sandbox, tmp_path: Path) -> None:
+    """A runtime dir whose socket path is too long for a Unix socket: `--warm-up` has
+    nothing to do but leave a keeper, so it fails (exit 2, the reason), never a quiet 0."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    done = run_claude_print(sandbox, ["--warm-up"], binary=MOCK, env={"XDG_RUNTIME_DIR": str(deep)})
+    assert_exit(done, 2)
+    assert b"--warm-up: no keeper can be left" in done.stderr, done.stderr
+    assert b"too long for a Unix socket" in done.stderr, done.stderr
+    assert done.stdout == b""

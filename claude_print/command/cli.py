@@ -40,7 +40,7 @@ examples:
 
 Defaults can be set under [defaults] in $XDG_CONFIG_HOME/claude-print/config.toml
 (else ~/.config/claude-print/config.toml); its keys: model, max_turns, timeout_secs,
-inherit_hooks, claude_binary, warm, warm_idle_secs (README, "Config file").
+inherit_hooks, claude_binary, warm, warm_idle_secs, warm_pool (README, "Config file").
 
 Exit codes: 0 ok, 1 assistant/API error, 2 usage or internal error, 124 timeout,
 130 interrupted."""
@@ -168,6 +168,7 @@ def _own_arguments() -> Dict[str, Dict[str, Any]]:
         "--betas": {"action": "extend", "default": []},
         "--mcp-config": {"action": "extend", "default": []},
         "--file": {"action": "extend", "default": []},
+        "--warm-pool": {"type": _positive_int},
     }
 
 
@@ -404,6 +405,7 @@ def parse_options(
         mcp_configs=tuple(args.mcp_config),
         files=tuple(args.file),
         warm=_warm_idle(args, defaults),
+        warm_pool=_warm_pool(args, defaults),
     )
     if options.no_session_persistence and options.resume:
         raise ClaudePrintError(
@@ -428,6 +430,18 @@ def parse_options(
     if not streamed and not args.warm_up:
         choose_delivery(options)  # a prompt that cannot be delivered is bad input: fail now
     return args, options
+
+
+def _warm_pool(args: argparse.Namespace, defaults: Any) -> int:
+    """How many keepers a warm run leaves for its key (1 when the warm start is off)."""
+    warm = args.warm or args.warm_up or defaults.warm
+    if args.warm_pool is not None and not warm:
+        raise ClaudePrintError("--warm-pool goes with --warm or --warm-up (or warm = true)")
+    if not warm:
+        return 1
+    from claude_print.warm_start.warm import check_pool
+
+    return check_pool(args.warm_pool or defaults.warm_pool or 1)
 
 
 def _warm_idle(args: argparse.Namespace, defaults: Any) -> float:
@@ -568,7 +582,6 @@ def _internal_error(exc: Exception, argv: Sequence[str]) -> int:
 
 def _main(argv: Sequence[str]) -> int:
     from claude_print.printing.emit import report_failure
-    from claude_print.run import runner
 
     started = time.monotonic()  # --timeout bounds the whole run, the prompt's reading too
 
@@ -589,6 +602,9 @@ def _main(argv: Sequence[str]) -> int:
         report_failure(exc, _requested_format(argv))
         return exc.exit_code
     if code is None:
+        # Imported here: a warm run hands its prompt over without the session's modules.
+        from claude_print.run import runner
+
         code = runner.run(options, started)
     if options.warm and code in (EXIT_OK, EXIT_ASSISTANT_ERROR):
         from claude_print.warm_start import warm
@@ -612,7 +628,7 @@ def warm_up(options: Options) -> int:
     reason = warm.cold_reason(options, os.environ, os.getcwd())
     if reason is not None:
         raise ClaudePrintError(f"--warm-up: these flags cannot run warm ({reason})")
-    warm.leave_keeper(options, os.environ)
+    warm.leave_keeper(options, os.environ, strict=True)
     return 0
 
 

@@ -11,6 +11,7 @@ The file is optional and only ever read (never created or written)::
     claude_binary = "/opt/claude/bin/claude"
     warm = true             # the warm start (--warm) for every run
     warm_idle_secs = 60     # how long a warm TUI waits for its run
+    warm_pool = 1           # how many warm TUIs wait per key (runs that start together)
 
 On Python 3.11+ the file is parsed with :mod:`tomllib`. Older interpreters use a
 small parser for the flat subset above: comments, ``[section]`` headers,
@@ -42,6 +43,7 @@ class Defaults(NamedTuple):
     claude_binary: Optional[str] = None
     warm: Optional[bool] = None
     warm_idle_secs: Optional[float] = None
+    warm_pool: Optional[int] = None
 
 
 def config_path(environ: Mapping[str, str]) -> Optional[str]:
@@ -115,13 +117,14 @@ _FIELDS: Dict[str, str] = {  # key: what its value must be
     "claude_binary": "a string",
     "warm": "true or false",
     "warm_idle_secs": "a number",
+    "warm_pool": "an integer",
 }
 
 
 def _type_ok(key: str, value: Any) -> bool:
     if isinstance(value, bool):
         return key in ("inherit_hooks", "warm")
-    if key == "max_turns":
+    if key in ("max_turns", "warm_pool"):
         return isinstance(value, int)
     if key in ("timeout_secs", "warm_idle_secs"):
         return isinstance(value, (int, float))
@@ -157,7 +160,7 @@ def _build(tables: _Tables, path: str) -> Defaults:
             raise _error(path, line, f"{key} must be {_FIELDS[key]}, not {_toml_type(value)}")
         if isinstance(value, str) and not value.strip():
             raise _error(path, line, f"{key} must not be empty")
-        if key in ("max_turns", "timeout_secs", "warm_idle_secs") and not value > 0:
+        if key in ("max_turns", "timeout_secs", "warm_idle_secs", "warm_pool") and not value > 0:
             raise _error(path, line, f"{key} must be greater than 0, not {value!r}")
         values[key] = value
     return Defaults(**values)

@@ -11,9 +11,13 @@ own (in the private relay dir): each stdio server runs as
     python3 -S -c BOOT <package parent> READY -- COMMAND ARGS...
 
 `main` starts COMMAND with the server's own environment and directory, passes the bytes
-both ways untouched, and creates READY once the server has answered the TUI's
-tools/list (or said it has no tools, or ended). The relay's UserPromptSubmit hook holds
-the prompt until every ready file exists, as it does for --json-schema's server.
+both ways untouched, and creates READY once the TUI has taken in the server's answer to
+its tools/list (or to initialize, without tools), or the server has ended. "Taken in"
+as for --json-schema's server (mcp_structured): the gate pings the TUI after that
+answer, waits `READY_SETTLE` once the TUI has answered, pings again, and creates READY
+at the second answer; the TUI's answers to these two pings are the gate's, not passed
+on. A wall-clock wait alone let a loaded TUI's first request go out without the tools.
+The relay's UserPromptSubmit hook holds the prompt until every ready file exists.
 
 Servers of other transports (http, sse, ws) are passed on unchanged: claude-print cannot
 watch them connect. A value that cannot be read is passed on unchanged too, so the TUI
@@ -31,7 +35,14 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from claude_print.mcp.mcp_structured import boot_program, package_parent
+from claude_print.mcp.mcp_structured import (
+    READY_PING,
+    READY_SETTLE,
+    boot_program,
+    package_parent,
+    ready_ping,
+    ready_ping_answered,
+)
 
 BOOT = boot_program("claude_print.mcp.mcp_gate")  # the gate's whole program
 STDIO = "stdio"
@@ -154,16 +165,56 @@ def _write_all(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data) :]
 
 
-def _pump_client(child_stdin: int, watcher: Watcher) -> None:
-    """The TUI's messages to the server; the server's stdin closes when the TUI's does."""
+def ping(n: int) -> bytes:
+    return json.dumps(ready_ping(n)).encode() + b"\n"
+
+
+def answered_ping(line: bytes) -> Optional[int]:
+    """1 or 2: `line` is the TUI's answer to that ready ping (mcp_structured)."""
+    if READY_PING.encode() not in line:
+        return None  # the usual case, without parsing the line
+    with contextlib.suppress(ValueError):
+        return ready_ping_answered(json.loads(line))
+    return None
+
+
+class ToTui:
+    """The gate's stdout, which the server's bytes and the gate's pings share."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self.lock, contextlib.suppress(OSError):
+            _write_all(1, data)
+
+
+def _pump_client(child_stdin: int, watcher: Watcher, to_tui: ToTui, ready: str) -> None:
+    """The TUI's messages to the server, but its answers to the gate's pings; the
+    server's stdin closes when the TUI's does."""
+    pending = b""
     with contextlib.suppress(OSError):
         while True:
             data = os.read(0, 65536)
             if not data:
                 break
             watcher.client(data)
-            _write_all(child_stdin, data)
+            *lines, pending = (pending + data).split(b"\n")
+            out = []
+            for line in lines:
+                n = answered_ping(line)
+                if n == 1:
+                    timer = threading.Timer(READY_SETTLE, to_tui.write, (ping(2),))
+                    timer.daemon = True
+                    timer.start()
+                elif n == 2:
+                    _touch(ready)
+                else:
+                    out.append(line + b"\n")
+            _write_all(child_stdin, b"".join(out))
     with contextlib.suppress(OSError):
+        if pending:
+            _write_all(child_stdin, pending)
         os.close(child_stdin)
 
 
@@ -197,8 +248,10 @@ def main(argv: List[str]) -> int:
     for early_signal in early:
         child.send_signal(early_signal)
     assert child.stdin is not None and child.stdout is not None
-    watcher = Watcher()
-    pump = threading.Thread(target=_pump_client, args=(child.stdin.fileno(), watcher))
+    watcher, to_tui = Watcher(), ToTui()
+    pump = threading.Thread(
+        target=_pump_client, args=(child.stdin.fileno(), watcher, to_tui, ready)
+    )
     pump.daemon = True
     pump.start()
     out = child.stdout.fileno()
@@ -207,8 +260,12 @@ def main(argv: List[str]) -> int:
             data = os.read(out, 65536)
             if not data:
                 break
-            _write_all(1, data)
             if watcher.server(data):
-                _touch(ready)
+                # After the line that made it ready (a whole line: the watcher saw it),
+                # before any part of the next: the ping's answer says the TUI read it.
+                cut = data.rindex(b"\n") + 1
+                to_tui.write(data[:cut] + ping(1) + data[cut:])
+            else:
+                to_tui.write(data)
     _touch(ready)  # ended before it was ready: the prompt need not wait for it
     return child.wait()

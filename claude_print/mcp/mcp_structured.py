@@ -356,7 +356,7 @@ class Server:
             result = {"tools": [self.tool()]}
             if self.ready_path and not self._pinged:
                 self._pinged = True
-                self.outbox.append((0.0, _ping(1)))
+                self.outbox.append((0.0, ready_ping(1)))
         elif method == "tools/call":
             result = self.call(params.get("name"), params.get("arguments"))
         elif method in ("resources/list", "prompts/list"):
@@ -367,9 +367,10 @@ class Server:
 
     def _answered(self, request_id: Any) -> None:
         """The TUI answered one of our pings (a result or an error alike)."""
-        if request_id == _ping(1)["id"]:
-            self.outbox.append((READY_SETTLE, _ping(2)))
-        elif request_id == _ping(2)["id"]:
+        answered = ready_ping_answered({"id": request_id})
+        if answered == 1:
+            self.outbox.append((READY_SETTLE, ready_ping(2)))
+        elif answered == 2:
             self._ready()
 
     def take_outbox(self) -> List[Tuple[float, Dict[str, Any]]]:
@@ -390,8 +391,18 @@ def _text_result(text: str, error: bool) -> Dict[str, Any]:
     return result
 
 
-def _ping(n: int) -> Dict[str, Any]:
+def ready_ping(n: int) -> Dict[str, Any]:
+    """Ping `n` (1 or 2) of the ready handshake (module doc), which the TUI answers."""
     return {"jsonrpc": "2.0", "id": f"{READY_PING}{n}", "method": "ping"}
+
+
+def ready_ping_answered(message: Any) -> Optional[int]:
+    """1 or 2: `message` is the TUI's answer to that ready ping (a result or an error
+    alike: either way it has read everything sent before the ping)."""
+    if not isinstance(message, dict) or "method" in message:
+        return None
+    pings = [ready_ping(n)["id"] for n in (1, 2)]
+    return pings.index(message["id"]) + 1 if message.get("id") in pings else None
 
 
 def _error(request_id: Any, code: int, message: str) -> Dict[str, Any]:

@@ -12,10 +12,11 @@ server: this module's `main`, which the TUI starts like any stdio server. It pas
 JSON-RPC line to claude-print through the relay, as an asking hook would (a private
 payload file, a line on the relay FIFO, the answer on a reply FIFO); claude-print sends
 it to the caller as `mcp_message` and hands back the `mcp_response`. A request gets its
-answer on stdout; a notification (no id) gets none. Once the TUI has the server's
-tools (its `tools/list` answered, or an `initialize` without tools) the server creates
-its ready file, so the first prompt waits for them like any gated server's
-(`mcp_wait`). The server name travels in the payload, never in the FIFO line.
+answer on stdout; a notification (no id) gets none. Once the TUI has taken in the
+server's tools (its `tools/list` answered, or an `initialize` without tools, then the
+two ready pings of mcp_structured answered) the server creates its ready file, so the
+first prompt waits for them like any gated server's (`mcp_wait`). The server name
+travels in the payload, never in the FIFO line.
 
 Run as `python3 -S -c <boot program> <package parent> <relay dir> <ready file> <server name>`.
 """
@@ -27,7 +28,10 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from typing import IO, Any, Dict, List, Optional
+
+from claude_print.mcp.mcp_structured import READY_SETTLE, ready_ping, ready_ping_answered
 
 SDK = "sdk"
 # The relay FIFO's word for a message of a bridged server (its payload says which).
@@ -110,7 +114,21 @@ def lists_tools(message: Dict[str, Any], response: Dict[str, Any]) -> bool:
     return method == "initialize" and isinstance(capabilities, dict) and "tools" not in capabilities
 
 
+class _Out:
+    """stdout, which the answers and the second ready ping (from a timer) share."""
+
+    def __init__(self, stdout: IO[bytes]) -> None:
+        self.stdout = stdout
+        self.lock = threading.Lock()
+
+    def send(self, message: Dict[str, Any]) -> None:
+        with self.lock, contextlib.suppress(BrokenPipeError, ValueError):
+            self.stdout.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+            self.stdout.flush()
+
+
 def serve(relay_dir: str, ready_path: str, name: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    out = _Out(stdout)
     for line in stdin:
         if not line.strip():
             continue
@@ -120,15 +138,23 @@ def serve(relay_dir: str, ready_path: str, name: str, stdin: IO[bytes], stdout: 
             continue  # not JSON-RPC: the TUI's client never sends such a line
         if not isinstance(message, dict):
             continue
+        answered = ready_ping_answered(message)  # ours: the caller never sees it
+        if answered == 1:
+            timer = threading.Timer(READY_SETTLE, out.send, (ready_ping(2),))
+            timer.daemon = True
+            timer.start()
+            continue
+        if answered == 2:
+            _touch(ready_path)
+            continue
         response = ask(relay_dir, {"server_name": name, "message": message})
         if not is_request(message):
             continue
         if response is None:
             response = error_response(message, f"claude-print: no answer from SDK server {name!r}")
+        out.send(response)
         if lists_tools(message, response):
-            _touch(ready_path)  # before the answer: whoever reads it may look at once
-        stdout.write(json.dumps(response, ensure_ascii=False).encode() + b"\n")
-        stdout.flush()
+            out.send(ready_ping(1))  # its answer: the TUI has read the tools
 
 
 def _touch(path: str) -> None:

@@ -70,6 +70,7 @@ class EventLoop:
     tui: TuiScreen
     rendering: bool  # the screen is read (boot, delivery); else bytes are kept
     keeps_screen: bool  # between turns the screen must stay true for the next prompt
+    idle_poll: float  # seconds between looks at the files a waiting phase awaits
     keys: Keyboard
     transcript: TranscriptFeed
     stream: StreamOut
@@ -125,11 +126,13 @@ class EventLoop:
 
             file_downloads.download(self.options.files, session_id, self.trace)
 
-    def wait(self, step: Callable[[float], Optional[T]], also: List[int]) -> T:
+    def wait(self, step: Callable[[float], Optional[T]], also: List[int], poll: float = 1.0) -> T:
         """The pump between boot and turn, until `step` has a value; `also`: more
-        descriptors whose input wakes it (a keeper's listening socket)."""
+        descriptors whose input wakes it (a keeper's listening socket); `step` is asked
+        at least every `poll` seconds."""
         self.rendering = False
         self.keeps_screen = True
+        self.idle_poll = poll
         return self._pump(step, also)
 
     def _keyed(
@@ -211,7 +214,7 @@ class EventLoop:
         elif watch is not None and watch.turn is self.turn and not self.turn.done:
             wake.append(watch.wake_at(now))
         else:
-            wake.append(now + 1.0)  # between turns only stdin, hooks and the child wake us
+            wake.append(now + self.idle_poll)  # between turns: stdin, hooks, the child
         return max(0.0, min(wake) - now)
 
     def _on_output(self, data: bytes, now: float) -> None:

@@ -86,6 +86,7 @@ class Session(EventLoop):
         self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
         # Between turns the screen must stay true for the next prompt's input box.
         self.keeps_screen = self.channel is not None
+        self.idle_poll = 1.0  # seconds between looks at the files a waiting phase awaits
         self.keys = Keyboard(started)
         session_id = options.session_id or (None if options.resume else new_session_id())
         self.transcript = TranscriptFeed(session_id, lambda record: self.stream.feed(record))
@@ -314,7 +315,8 @@ class Session(EventLoop):
         one_shot = self.child if not self.multi_turn else None
         if one_shot is not None:
             one_shot.request_exit()
-        tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
+        if self.options.output_format != "text":  # text shows no cost: nothing to wait for
+            tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
         self.stream.flush()
         if verdict.notice is not None:
             self.emitter.control(verdict.notice)

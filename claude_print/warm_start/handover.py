@@ -24,6 +24,7 @@ from claude_print.errors import ClaudePrintError
 
 MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes, the last a NUL
 MAX_MESSAGE = 16 * 1024 * 1024  # a 10 MiB prompt, JSON-escaped, fits
+READY = b"ready\n"  # a keeper's lock file, once its TUI waits at its input box
 _LENGTH = struct.Struct("!I")
 _CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
@@ -57,7 +58,12 @@ def runtime_dir(environ: Mapping[str, str]) -> str:
 
 
 def paths_for(key: str, environ: Mapping[str, str]) -> Paths:
-    base = os.path.join(runtime_dir(environ), f"warm-{key}")
+    return paths_in(runtime_dir(environ), f"warm-{key}")
+
+
+def paths_in(directory: str, name: str) -> Paths:
+    """`name`.sock and `name`.lock in `directory` (the runtime dir)."""
+    base = os.path.join(directory, name)
     if len(os.fsencode(base + ".sock")) > MAX_SOCKET_PATH:
         raise ClaudePrintError(
             f"warm start: {base}.sock is too long for a Unix socket (at most "
@@ -98,6 +104,13 @@ class Claim:
         if self.fd is not None:
             os.ftruncate(self.fd, 0)
             os.pwrite(self.fd, state, 0)
+
+    def hand_off(self) -> None:
+        """Close our descriptor of the lock and leave the files: a process we forked holds
+        the same open lock and is the keeper now."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def release(self) -> None:
         if self.fd is None:

@@ -4,7 +4,8 @@ would, waits at its input box for one run with its key, and then is that run.
 Its life:
 1. the key's lock (one keeper per key) and its socket (handover.py);
 2. the fingerprint of what the TUI will read (fingerprint.py), then the boot, exactly
-   as a cold run's (`Session.boot_up`) but with prompts to come by the editor;
+   as a cold run's (`Session.boot_up`) but with prompts to come by the editor, and the
+   wait for its MCP servers that a cold run's first prompt makes (then "ready");
 3. waiting, at most `options.warm` seconds of idling, for a run to connect;
 4. the run's request: a fingerprint equal to the recorded one, else "stale" and out;
    then the run's stdout and stderr become ours, the run's clock the session's, and the
@@ -37,8 +38,9 @@ from claude_print.warm_start import fingerprint, handover
 # The prompt the keeper's session is built with; never typed (prompts come by the editor).
 PLACEHOLDER = "(warm start: the prompt comes later)"
 BOOT_LIMIT = 120.0  # seconds for the keeper's TUI to reach its input box
-READY_MARK = b"ready\n"  # written into the lock file once the TUI waits at its box
+READY_MARK = handover.READY  # written into the lock file once the TUI waits at its box
 REQUEST_WAIT = 10.0  # seconds from a connection to its request
+MCP_POLL = 0.05  # seconds between looks for the MCP servers' ready files
 
 
 def serve(options: Options, claim: handover.Claim, listener: socket.socket) -> int:
@@ -67,6 +69,9 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
         try:
             session.boot_up()
             _import_the_rest()
+            # Its MCP servers up and their tools taken in, as a cold run's first prompt
+            # waits for them: a run's prompt then goes in at once.
+            session.wait(lambda now: _mcp_settled(session, now), [], MCP_POLL)
             claim.mark(READY_MARK)
             session.deadline = time.monotonic() + options.warm
             conn = session.wait(lambda now: _accept(listener), [listener.fileno()])
@@ -79,6 +84,10 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
             return _serve_run(conn, session, trace, recorded)
     finally:
         session.close()
+
+
+def _mcp_settled(session: Session, now: float) -> Optional[bool]:
+    return None if session.mcp is not None and session.mcp.holding(now) else True
 
 
 def _import_the_rest() -> None:

@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from claude_print import __version__, contract
 from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT, EXIT_USAGE, ClaudePrintError
@@ -27,7 +27,7 @@ from claude_print.hooks import permissions
 from claude_print.hooks.user_hooks import hooks_possible
 from claude_print.options import Options
 from claude_print.run.signals import Interrupted, SignalPipe
-from claude_print.warm_start import fingerprint, handover
+from claude_print.warm_start import fingerprint, handover, warm_pool
 from claude_print.warm_start.warm_link import Link, TimedOut
 
 DEFAULT_IDLE = 60.0  # seconds a keeper waits for a run
@@ -39,7 +39,8 @@ RESULT_GRACE = 1.0
 BIND_WAIT = 5.0  # seconds a run waits, at its end, for the keeper it leaves to listen
 MAX_KEEPERS = 8  # idle keepers per user (runtime dir); the oldest go first
 # What a run hands the keeper with its prompt: the TUI does not depend on them.
-_NOT_IN_KEY = ("prompt", "prompt_source", "timeout", "trace")
+# A pool's size neither: runs that leave pools of different sizes share the keepers.
+_NOT_IN_KEY = ("prompt", "prompt_source", "timeout", "trace", "warm_pool")
 # Hooks that would run at the keeper's start and end, not around the run's prompt.
 SESSION_HOOKS = ("SessionStart", "SessionEnd")
 # Variables a shell sets per command: `_` is the path of the program it started
@@ -182,22 +183,54 @@ def _try_keeper(
         trace(f"warm start: cold run ({reason})")
         return None
     try:
-        paths = handover.paths_for(key(options, environ, cwd), environ)
+        slots = warm_pool.choices(
+            handover.runtime_dir(environ), key(options, environ, cwd), os.getpid()
+        )
     except (ClaudePrintError, OSError) as exc:
         trace(f"warm start: cold run ({exc})")
         return None
+    if not slots:
+        trace("warm start: no warm TUI for this key; cold run")
+        return None
     signals = SignalPipe()
     signals.install()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    link = Link(sock, signals)
+    # It may still be booting: wait for it, but not past our deadline; and all slots
+    # together no longer than one (a run that loses one keeper tries the next at once).
+    until = min(started + options.timeout, time.monotonic() + ACCEPT_WAIT)
+    request: Dict[str, Any] = {}
+    connected = False
     try:
-        return _hand_over(link, paths, options, started, environ, cwd, trace, git)
+        for paths in slots:
+            if paths is not slots[0] and time.monotonic() >= until:
+                break
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            link = Link(sock, signals)
+            try:
+                return _hand_over(
+                    link, paths, options, started, environ, cwd, trace, git, until, request
+                )
+            except NextSlot as exc:  # taken by another run, gone, or stale: not ours
+                connected = connected or exc.connected
+                if str(exc):
+                    trace(f"warm start: {exc}")
+            finally:
+                link.close()
+                sock.close()
+        taken = " took the prompt" if connected else ""
+        trace(f"warm start: no warm TUI for this key{taken}; cold run")
+        return None
     except Interrupted as exc:  # before the keeper took the prompt: as a cold run would
         return _report(options, started, f"interrupted by {exc}", EXIT_INTERRUPTED)
     finally:
-        link.close()
-        sock.close()
         signals.restore()
+
+
+class NextSlot(Exception):
+    """This keeper will not run the prompt (and never got a go): try the next one."""
+
+    def __init__(self, why: str = "", connected: bool = True) -> None:
+        super().__init__(why)
+        self.connected = connected
 
 
 def _hand_over(
@@ -209,56 +242,60 @@ def _hand_over(
     cwd: str,
     trace: Callable[[str], None],
     git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
+    until: Optional[float] = None,
+    request: Optional[Dict[str, Any]] = None,
 ) -> Optional[int]:
+    """Hand the prompt to the keeper at `paths`: the run's exit code once it ran it, None
+    for a cold run, NextSlot when it is not ours (taken by another run as we came, gone,
+    or what its TUI read has changed). `request` is filled on the first call and reused."""
     sock = link.sock
     try:
         sock.connect(paths.socket)
     except OSError:
-        trace("warm start: no warm TUI for this key; cold run")
-        return None
+        raise NextSlot(connected=False) from None
     keeper, uid = handover.peer(sock)
     if uid != os.getuid():
         trace(f"warm start: {paths.socket} belongs to uid {uid}; cold run")
         return None
-    named = fingerprint.named(options.forwarded, options.mcp_configs)
-    request = {
-        "fingerprint": fingerprint.take(cwd, environ, git=git, paths=named),
-        "prompt": options.prompt,
-        "started": started,
-        "timeout": options.timeout,
-        "trace": options.trace,
-    }
+    if request is None:
+        request = {}
+    if not request:
+        named = fingerprint.named(options.forwarded, options.mcp_configs)
+        request.update(
+            fingerprint=fingerprint.take(cwd, environ, git=git, paths=named),
+            prompt=options.prompt,
+            started=started,
+            timeout=options.timeout,
+            trace=options.trace,
+        )
     link.signals.check()
     ends = link.make_pipes()
     try:
         handover.send(sock, request, fds=ends)
     except OSError as exc:  # it took another run, or left, as we connected
-        trace(f"warm start: keeper {keeper} is gone ({exc}); cold run")
-        return None
+        raise NextSlot(f"keeper {keeper} is gone ({exc})") from None
     finally:
         for fd in ends:
             os.close(fd)
     trace(f"warm start: keeper {keeper} has the request")
     deadline = started + options.timeout
-    # It may still be booting: wait for it, but not past our deadline.
-    until = min(deadline, time.monotonic() + ACCEPT_WAIT)
+    if until is None:
+        until = min(deadline, time.monotonic() + ACCEPT_WAIT)
     try:
         reply = link.next_message(until)
     except (TimedOut, OSError, ValueError, ClaudePrintError) as exc:
         if time.monotonic() >= deadline:
             trace(f"warm start: keeper {keeper} did not take the prompt in time")
             return _report(options, started, _timed_out(options), EXIT_TIMEOUT)
-        trace(f"warm start: keeper {keeper} did not take the prompt ({_why(exc)}); cold run")
-        return None
+        # Reset: it took another run's connection as ours came (or it left).
+        raise NextSlot(f"keeper {keeper} did not take the prompt ({_why(exc)})") from None
     if reply is None or not reply.get("accepted"):
         why = reply.get("stale") if reply else "it closed the connection"
-        trace(f"warm start: keeper {keeper} declined ({why}); cold run")
-        return None
+        raise NextSlot(f"keeper {keeper} declined ({why})")
     try:
         handover.send(sock, {"go": True})  # from here on the prompt is the keeper's
-    except OSError as exc:
-        trace(f"warm start: keeper {keeper} is gone ({exc}); cold run")
-        return None
+    except OSError as exc:  # it never ran the prompt: it runs nothing without our go
+        raise NextSlot(f"keeper {keeper} is gone ({exc})") from None
     trace(f"warm start: keeper {keeper} runs the prompt")
     session = {k: reply.get(k) or "" for k in ("session_id", "claude_version")}
     return _follow(link, keeper, options, started, deadline + RESULT_GRACE, session)
@@ -325,37 +362,72 @@ def _report(options: Options, started: float, message: str, code: int, **fields:
     return code
 
 
-def leave_keeper(options: Options, environ: Mapping[str, str]) -> bool:
-    """Start a keeper for the next run with these options, detached (True: started).
-    Returns once it listens (or has failed): a run that comes next finds its socket."""
+def leave_keeper(options: Options, environ: Mapping[str, str], strict: bool = False) -> bool:
+    """Top the key's pool up to `options.warm_pool` keepers for the next runs with these
+    options, each detached (True: one or more started). Returns once they listen (or
+    have failed): a run that comes next finds their sockets. `strict` (--warm-up, whose
+    only job this is): a keeper that cannot be left is an error, not a quiet False."""
     cwd = os.getcwd()
     if cold_reason(options, environ, cwd) is not None:
         return False
     try:
-        paths = handover.paths_for(key(options, environ, cwd), environ)
-    except (ClaudePrintError, OSError):
+        directory = handover.runtime_dir(environ)
+        name = key(options, environ, cwd)
+        claims = warm_pool.claim_free(directory, name, options.warm_pool)
+    except (ClaudePrintError, OSError) as exc:
+        if strict:
+            raise ClaudePrintError(f"--warm-up: no keeper can be left ({exc})") from exc
         return False
-    make_room(os.path.dirname(paths.socket), MAX_KEEPERS - 1)
+    if not claims:
+        return False
+    make_room(directory, MAX_KEEPERS - len(claims), f"warm-{name}")
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    bound, bound_w = os.pipe()  # closed by the keeper once it listens, or by its end
-    pid = os.fork()
+    waiting = []
+    for claim in claims:
+        try:
+            waiting.append(_start_keeper(options, claim))
+        except OSError:
+            claim.release()
+    limit = time.monotonic() + BIND_WAIT
+    while waiting:  # each keeper closes its end once it listens, or at its end
+        left = limit - time.monotonic()
+        ready, _, _ = select.select(waiting, [], [], max(0.0, left)) if left > 0 else ([], [], [])
+        if not ready:
+            break
+        for fd in ready:
+            os.close(fd)
+            waiting.remove(fd)
+    for fd in waiting:
+        os.close(fd)
+    return True
+
+
+def _start_keeper(options: Options, claim: handover.Claim) -> int:
+    """A detached keeper holding `claim` (the fork inherits its lock); the read end of a
+    pipe it closes once it listens."""
+    bound, bound_w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(bound)
+        os.close(bound_w)
+        raise
     if pid:
         os.close(bound_w)
+        claim.hand_off()
         os.waitpid(pid, 0)  # the middle process leaves at once
-        select.select([bound], [], [], BIND_WAIT)
-        os.close(bound)
-        return True
+        return bound
     code = 1
     try:
         os.close(bound)
         os.setsid()  # no terminal, no process group of the caller's
         if os.fork():
             os._exit(0)
-        _detach_stdio(keep=bound_w)
-        claim = handover.Claim.take(paths)  # None: another keeper has this key
-        code = 0 if claim is None else _serve(options, claim, bound_w)
+        assert claim.fd is not None
+        _detach_stdio(keep=(bound_w, claim.fd))  # other slots' claims are not ours
+        code = _serve(options, claim, bound_w)
     finally:
         os._exit(code)
 
@@ -373,10 +445,11 @@ def _serve(options: Options, claim: handover.Claim, bound: int) -> int:
     return keeper.serve(options, claim, listener)
 
 
-def make_room(directory: str, room: int) -> None:
+def make_room(directory: str, room: int, own: str = "") -> None:
     """At most `room` keepers of this user's stay: the ones idle longest are stopped (a
-    connection that sends no request ends a keeper). Each environment has its own key,
-    so a caller that changes a variable on every run would pile them up."""
+    connection that sends no request ends a keeper), other keys' before the pool of
+    `own` (the name its slots begin with). Each environment has its own key, so a caller
+    that changes a variable on every run would pile them up."""
     try:
         names = [n for n in os.listdir(directory) if n.startswith("warm-") and n.endswith(".sock")]
     except OSError:
@@ -386,23 +459,24 @@ def make_room(directory: str, room: int) -> None:
     aged = []
     for name in names:
         with contextlib.suppress(OSError):
-            aged.append((os.lstat(os.path.join(directory, name)).st_mtime_ns, name))
+            mine = bool(own) and name.startswith(own)
+            aged.append((mine, os.lstat(os.path.join(directory, name)).st_mtime_ns, name))
     aged.sort()
-    for _, name in aged[: max(0, len(aged) - room)]:
+    for _, _, name in aged[: max(0, len(aged) - room)]:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         with sock, contextlib.suppress(OSError):
             sock.settimeout(1.0)
             sock.connect(os.path.join(directory, name))
 
 
-def _detach_stdio(keep: int) -> None:
+def _detach_stdio(keep: Sequence[int]) -> None:
     """/dev/null for 0-2 and nothing else open but `keep`: the caller must not wait on a
     pipe the keeper still holds."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     for fd in _open_fds():
-        if fd > 2 and fd != keep:
+        if fd > 2 and fd not in keep:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
@@ -412,6 +486,16 @@ def _open_fds() -> List[int]:
         return [int(name) for name in os.listdir("/proc/self/fd")]
     except OSError:
         return list(range(3, 256))
+
+
+def check_pool(size: int) -> int:
+    if not 1 <= size <= MAX_KEEPERS:
+        raise ClaudePrintError(
+            f"the warm pool must hold 1 to {MAX_KEEPERS} TUIs (at most {MAX_KEEPERS} wait "
+            f"per user), not {size}",
+            EXIT_USAGE,
+        )
+    return size
 
 
 def check_idle(value: float) -> float:
