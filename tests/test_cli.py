@@ -14,7 +14,8 @@ import pytest
 
 from claude_print import contract, flags
 from claude_print.command import cli
-from claude_print.command.cli import MAX_PROMPT_BYTES, build_parser, build_prompt, parse_options
+from claude_print.command.cli import MAX_PROMPT_BYTES, build_prompt, parse_options
+from claude_print.command.parser import build_parser
 from claude_print.errors import ClaudePrintError
 from claude_print.options import DEFAULT_TIMEOUT, Options, new_session_id
 from claude_print.tui.release import resolve_binary

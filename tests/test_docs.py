@@ -9,7 +9,7 @@ from typing import Dict, Set
 from conftest import ROOT
 
 from claude_print import flags
-from claude_print.command.cli import build_parser
+from claude_print.command.parser import build_parser
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

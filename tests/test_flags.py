@@ -15,7 +15,8 @@ import pytest
 from conftest import ROOT, real_claude_paths
 
 from claude_print import flags
-from claude_print.command.cli import build_parser, parse_options
+from claude_print.command.cli import parse_options
+from claude_print.command.parser import build_parser
 from claude_print.errors import ClaudePrintError
 
 _HELP_FLAG = re.compile(r"^  (?:(-\w), )?(--[\w-]+)(?:, (--[\w-]+))?", re.M)
