@@ -23,7 +23,6 @@ from typing import (
     List,
     NamedTuple,
     Optional,
-    Sequence,
     Tuple,
 )
 
@@ -32,6 +31,7 @@ from claude_print.errors import EXIT_INTERRUPTED, ClaudePrintError
 from claude_print.hooks.relay import ExtraHook
 from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
+from claude_print.sdk.answers import SdkHook, sdk_hooks
 from claude_print.tui.images import PLACEHOLDER, Image, blocks_of
 
 if TYPE_CHECKING:
@@ -51,15 +51,6 @@ class Prompt(NamedTuple):
     error: str = ""  # a message the TUI cannot take (documents, ...): its turn fails with this
     message: Optional[Dict[str, Any]] = None  # as it came (--replay-user-messages)
     images: Tuple[Image, ...] = ()  # pasted after the text (images.py)
-
-
-class SdkHook(NamedTuple):
-    """One matcher the caller registered at `initialize` for a hook event."""
-
-    event: str
-    matcher: Optional[str]
-    callback_ids: Tuple[str, ...]
-    timeout: Optional[float]
 
 
 def user_text(message: Dict[str, Any]) -> Tuple[str, str, Tuple[Image, ...]]:
@@ -87,30 +78,6 @@ def user_text(message: Dict[str, Any]) -> Tuple[str, str, Tuple[Image, ...]]:
     return text, "", tuple(images)
 
 
-def sdk_hooks(request: Dict[str, Any]) -> List[SdkHook]:
-    """The hooks an `initialize` request registers, in order."""
-    hooks = request.get("hooks")
-    out: List[SdkHook] = []
-    if not isinstance(hooks, dict):
-        return out
-    for event, matchers in hooks.items():
-        for entry in matchers if isinstance(matchers, list) else []:
-            if not isinstance(entry, dict):
-                continue
-            ids = tuple(str(i) for i in entry.get("hookCallbackIds") or [])
-            timeout = entry.get("timeout")
-            matcher = entry.get("matcher")
-            out.append(
-                SdkHook(
-                    str(event),
-                    matcher if isinstance(matcher, str) else None,
-                    ids,
-                    float(timeout) if isinstance(timeout, (int, float)) else None,
-                )
-            )
-    return [hook for hook in out if hook.callback_ids]
-
-
 def success(request_id: str, response: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     body: Dict[str, Any] = {"subtype": "success", "request_id": request_id}
     if response is not None:
@@ -122,56 +89,6 @@ def error(request_id: str, message: str) -> Dict[str, Any]:
     return {
         "type": "control_response",
         "response": {"subtype": "error", "request_id": request_id, "error": message},
-    }
-
-
-def merge_hook_outputs(outputs: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
-    """Several callbacks of one hook firing, as one hook output: later keys win, but
-    `hookSpecificOutput` merges and any `continue: false` stands."""
-    merged: Dict[str, Any] = {}
-    for output in outputs:
-        for key, value in output.items():
-            if key == "hookSpecificOutput" and isinstance(value, dict):
-                merged[key] = {**merged.get(key, {}), **value}
-            elif key == "continue" and merged.get("continue") is False:
-                continue
-            else:
-                merged[key] = value
-    return merged
-
-
-def denies_tool(event: str, output: Dict[str, Any]) -> bool:
-    """A PreToolUse hook output that refuses the tool (`permissionDecision: deny`, or the
-    older `decision: block`)."""
-    if event != contract.HOOK_PRE_TOOL_USE:
-        return False
-    specific = output.get("hookSpecificOutput")
-    decision = specific.get("permissionDecision") if isinstance(specific, dict) else None
-    return decision == "deny" or output.get("decision") == "block"
-
-
-def permission_decision(answer: Dict[str, Any], tool_input: Any) -> Dict[str, Any]:
-    """A `can_use_tool` answer (`PermissionResult`) as the PermissionRequest hook's output."""
-    behavior = answer.get("behavior")
-    decision: Dict[str, Any]
-    if behavior == "allow":
-        updated = answer.get("updatedInput")
-        decision = {"behavior": "allow"}
-        if isinstance(updated, dict) and updated != tool_input:
-            decision["updatedInput"] = updated
-        permissions = answer.get("updatedPermissions")
-        if isinstance(permissions, list) and permissions:
-            decision["updatedPermissions"] = permissions
-    else:
-        message = answer.get("message")
-        decision = {"behavior": "deny", "message": message if isinstance(message, str) else ""}
-        if answer.get("interrupt"):
-            decision["interrupt"] = True
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": contract.HOOK_PERMISSION_REQUEST,
-            "decision": decision,
-        }
     }
 
 

@@ -20,7 +20,8 @@ from claude_print.turns.turn import Turn, denials_with_ids
 
 if TYPE_CHECKING:
     from claude_print.records.summary import TurnSummary
-    from claude_print.sdk.stream_input import ControlChannel, SdkHook
+    from claude_print.sdk.answers import SdkHook
+    from claude_print.sdk.stream_input import ControlChannel
     from claude_print.tui.delivery import Delivery
 
 # An asking hook waits this long at most for its tool_use to reach the transcript.
@@ -102,7 +103,7 @@ class AskingHooks:
 
     def _ask_can_use_tool(self, event: HookEvent, tool_use_id: str, turn: Turn) -> None:
         """`--permission-prompt-tool stdio`: the caller decides (no time limit)."""
-        from claude_print.sdk.stream_input import permission_decision
+        from claude_print.sdk.answers import permission_decision
 
         assert self.channel is not None
         payload = event.payload
@@ -155,7 +156,7 @@ class AskingHooks:
     def _ask_sdk_hook(self, event: HookEvent, hook: SdkHook, turn: Turn) -> None:
         """A hook the caller registered at `initialize`: one `hook_callback` per callback
         id; the hook gets their merged outputs once all have answered."""
-        from claude_print.sdk.stream_input import denies_tool, merge_hook_outputs
+        from claude_print.sdk.answers import denies_tool, merge_hook_outputs
 
         assert self.channel is not None
         outputs: Dict[str, Dict[str, Any]] = {}
