@@ -22,41 +22,32 @@ dependencies, properties, patternProperties) and boolean schemas. ``format`` is 
 checked (neither does Claude Code). Patterns are Python regular expressions, which
 agree with JavaScript's on the usual schema patterns.
 
-Standard library only and cheap to import: the MCP server (mcp_structured) loads it
-at start.
+The schema is checked first (schema_meta); the keyword groups and helpers both sides
+use are schema_keywords. Standard library only and cheap to import: the MCP server
+(mcp_structured) loads it at start.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from claude_print.jsjson import js_number
 from claude_print.jsjson import to_js_json as js_json
+from claude_print.mcp.schema_keywords import (
+    GENERIC,
+    GROUPS,
+    escape,
+    is_integer,
+    is_number,
+    regex,
+    resolve,
+)
+from claude_print.mcp.schema_meta import check_schema
 
 MISMATCH_PREFIX = "Output does not match required schema: "
 ENUM_SHOWN = 300  # characters of allowed values shown after an enum/const error
 NAME_SHOWN = 80  # characters of an additional property's name
-JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
-
-# Ajv's keyword groups, in its evaluation order. The first applies to any value; the
-# others only when the value has the group's type.
-_GENERIC = ("$ref", "const", "enum", "not", "anyOf", "oneOf", "allOf", "if")
-_NUMBER = ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf")
-_STRING = ("maxLength", "minLength", "pattern", "format")
-_ARRAY = ("maxItems", "minItems", "uniqueItems", "additionalItems", "items", "contains")
-_OBJECT = (
-    "maxProperties",
-    "minProperties",
-    "required",
-    "propertyNames",
-    "additionalProperties",
-    "dependencies",
-    "properties",
-    "patternProperties",
-)
-_GROUPS = (("number", _NUMBER), ("string", _STRING), ("array", _ARRAY), ("object", _OBJECT))
 _COMPARISONS = {"maximum": "<=", "minimum": ">=", "exclusiveMaximum": "<", "exclusiveMinimum": ">"}
 
 
@@ -97,172 +88,7 @@ def mismatch(schema: Any, instance: Any, detailed: bool = True) -> Optional[str]
     return MISMATCH_PREFIX + ", ".join(e.text(detailed) for e in errors)
 
 
-# --- the schema itself --------------------------------------------------------------
-
-_SCHEMA_VALUED = ("not", "if", "then", "else", "propertyNames", "contains")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf")
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs")
-# Every keyword Ajv 8 knows for draft-07 (core, validation, applicator, format,
-# metadata, content): any other one is `strict mode: unknown keyword`.
-KNOWN_KEYWORDS = frozenset(
-    (
-        *("$schema", "$id", "$defs", "$vocabulary", "$comment", "definitions", "$ref"),
-        *_GENERIC[1:],
-        *_NUMBER,
-        *_STRING,
-        *_ARRAY,
-        *_OBJECT,
-        *("type", "nullable", "then", "else", "title", "description", "default", "deprecated"),
-        *("readOnly", "writeOnly", "examples", "contentMediaType", "contentEncoding"),
-        "contentSchema",
-    )
-)
-_COUNTS = (
-    "maxLength",
-    "minLength",
-    "maxItems",
-    "minItems",
-    "maxProperties",
-    "minProperties",
-)
-
-
-def check_schema(schema: Any) -> Optional[str]:
-    """Why `schema` cannot be used (in Ajv's meta-schema words where they are known), or
-    None. Checks what the validator relies on, not the whole draft-07 meta-schema."""
-    return _check_node(schema, "", schema)
-
-
-def _check_node(node: Any, where: str, root: Any) -> Optional[str]:
-    if isinstance(node, bool):
-        return None
-    if not isinstance(node, dict):
-        return f"data{where} must be object,boolean"
-    unknown = next((k for k in node if k not in KNOWN_KEYWORDS), None)
-    if unknown is not None:
-        return f'strict mode: unknown keyword: "{unknown}"'
-    kind = node.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    if not isinstance(kind, (str, list, type(None))) or not all(k in JSON_TYPES for k in kinds):
-        return (
-            f"data{where}/type must be equal to one of the allowed values, data{where}/type "
-            f"must be array, data{where}/type must match a schema in anyOf"
-        )
-    for key in _COUNTS:
-        value = node.get(key)
-        if value is not None and not (_is_integer(value) and value >= 0):
-            return (
-                f"data{where}/{key} must be integer"
-                if not _is_integer(value)
-                else (f"data{where}/{key} must be >= 0")
-            )
-    for key in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"):
-        if key in node and not _is_number(node[key]):
-            return f"data{where}/{key} must be number"
-    if "multipleOf" in node and not (_is_number(node["multipleOf"]) and node["multipleOf"] > 0):
-        return f"data{where}/multipleOf must be > 0"
-    required = node.get("required", [])
-    if not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
-        return f"data{where}/required must be array"
-    if "enum" in node and not isinstance(node["enum"], list):
-        return f"data{where}/enum must be array"
-    if "pattern" in node:
-        problem = _check_pattern(node["pattern"], f"{where}/pattern")
-        if problem:
-            return problem
-    for key in (*_SCHEMA_VALUED, "additionalProperties", "additionalItems"):
-        if key in node:
-            problem = _check_node(node[key], f"{where}/{key}", root)
-            if problem:
-                return problem
-    for key in _SCHEMA_LISTS:
-        if key in node:
-            value = node[key]
-            if not isinstance(value, list) or not value:
-                return f"data{where}/{key} must be array"
-            for i, sub in enumerate(value):
-                problem = _check_node(sub, f"{where}/{key}/{i}", root)
-                if problem:
-                    return problem
-    for key in _SCHEMA_MAPS:
-        if key in node:
-            value = node[key]
-            if not isinstance(value, dict):
-                return f"data{where}/{key} must be object"
-            for name, sub in value.items():
-                if key == "patternProperties":
-                    problem = _check_pattern(name, f"{where}/{key}")
-                    if problem:
-                        return problem
-                problem = _check_node(sub, f"{where}/{key}/{_escape(name)}", root)
-                if problem:
-                    return problem
-    items = node.get("items")
-    for i, sub in enumerate(
-        items if isinstance(items, list) else [items] if "items" in node else []
-    ):
-        suffix = f"/items/{i}" if isinstance(items, list) else "/items"
-        problem = _check_node(sub, where + suffix, root)
-        if problem:
-            return problem
-    dependencies = node.get("dependencies", {})
-    if not isinstance(dependencies, dict):
-        return f"data{where}/dependencies must be object"
-    for name, dep in dependencies.items():
-        if isinstance(dep, list):
-            if not all(isinstance(d, str) for d in dep):
-                return f"data{where}/dependencies/{_escape(name)} must be array"
-        else:
-            problem = _check_node(dep, f"{where}/dependencies/{_escape(name)}", root)
-            if problem:
-                return problem
-    ref = node.get("$ref")
-    if ref is not None:
-        if not isinstance(ref, str):
-            return f"data{where}/$ref must be string"
-        if _resolve(root, ref) is None:
-            return f"can't resolve reference {ref} from id #"
-    return None
-
-
-def _check_pattern(pattern: Any, where: str) -> Optional[str]:
-    if not isinstance(pattern, str):
-        return f"data{where} must be string"
-    try:
-        _regex(pattern)
-    except re.error as exc:
-        return f"Invalid regular expression: /{pattern}/: {exc}"
-    return None
-
-
-_MISSING = object()
-
-
-def _resolve(root: Any, ref: str) -> Any:
-    """A local reference (`#`, `#/definitions/x`, `#/$defs/x`); None when it is not one."""
-    if not ref.startswith("#"):
-        return None
-    node = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
 # --- values ---------------------------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_integer(value: Any) -> bool:
-    return _is_number(value) and float(value).is_integer()
 
 
 def has_type(value: Any, kind: str) -> bool:
@@ -276,9 +102,9 @@ def has_type(value: Any, kind: str) -> bool:
     if kind == "array":
         return isinstance(value, list)
     if kind == "number":
-        return _is_number(value)
+        return is_number(value)
     if kind == "integer":
-        return _is_integer(value)
+        return is_integer(value)
     if kind == "string":
         return isinstance(value, str)
     return True
@@ -288,7 +114,7 @@ def equal(a: Any, b: Any) -> bool:
     """Deep equality as JavaScript's fast-deep-equal sees JSON (true is not 1)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if _is_number(a) and _is_number(b):
+    if is_number(a) and is_number(b):
         return bool(a == b)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
@@ -299,21 +125,6 @@ def equal(a: Any, b: Any) -> bool:
 
 def _cut(text: str, limit: int) -> str:
     return text[:limit] + "\u2026" if len(text) > limit else text
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
-
-
-_REGEX_CACHE: Dict[str, Any] = {}
-
-
-def _regex(pattern: str) -> Any:
-    compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        # JavaScript's \d is ASCII only; Python's matches any Unicode digit.
-        compiled = _REGEX_CACHE[pattern] = re.compile(pattern.replace(r"\d", "[0-9]"))
-    return compiled
 
 
 def _js_key(value: Any, typed: bool) -> str:
@@ -349,16 +160,16 @@ class _Checker:
         )
         group_type = types[0] if len(types) == 1 else None
         in_group = group_type is not None and any(
-            group_type == name and any(k in schema for k in keys) for name, keys in _GROUPS
+            group_type == name and any(k in schema for k in keys) for name, keys in GROUPS
         )
         # Ajv checks the type first, unless it is one group's type with keywords in the
         # schema: then the type error comes at that group's place.
         if types and not in_group and not any(has_type(value, t) for t in types):
             errors.append(Error(path, "type", f"must be {','.join(types)}"))
-        for keyword in _GENERIC:
+        for keyword in GENERIC:
             if keyword in schema:
                 getattr(self, "_" + keyword.lstrip("$"))(schema, value, path, errors)
-        for name, keywords in _GROUPS:
+        for name, keywords in GROUPS:
             if not any(k in schema for k in keywords):
                 continue
             if has_type(value, name):
@@ -371,7 +182,7 @@ class _Checker:
     # generic keywords
 
     def _ref(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        target = _resolve(self.root, str(schema["$ref"]))
+        target = resolve(self.root, str(schema["$ref"]))
         self.check(target, value, path, errors)
 
     def _const(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
@@ -486,7 +297,7 @@ class _Checker:
             errors.append(Error(path, "minLength", message, f" (got {len(value)})"))
 
     def _pattern(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if not _regex(schema["pattern"]).search(value):
+        if not regex(schema["pattern"]).search(value):
             errors.append(Error(path, "pattern", f'must match pattern "{schema["pattern"]}"'))
 
     # arrays
@@ -610,14 +421,14 @@ class _Checker:
         patterns = schema.get("patternProperties")
         patterns = list(patterns) if isinstance(patterns, dict) else []
         for name in value:
-            if name in known or any(_regex(p).search(name) for p in patterns):
+            if name in known or any(regex(p).search(name) for p in patterns):
                 continue
             if extra is False:
                 detail = f" ('{_cut(name, NAME_SHOWN)}' is not allowed)"
                 message = "must NOT have additional properties"
                 errors.append(Error(path, "additionalProperties", message, detail))
             else:
-                self.check(extra, value[name], f"{path}/{_escape(name)}", errors)
+                self.check(extra, value[name], f"{path}/{escape(name)}", errors)
 
     def _dependencies(
         self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
@@ -642,15 +453,15 @@ class _Checker:
     ) -> None:
         for name, sub in schema["properties"].items():
             if name in value:
-                self.check(sub, value[name], f"{path}/{_escape(name)}", errors)
+                self.check(sub, value[name], f"{path}/{escape(name)}", errors)
 
     def _patternProperties(
         self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
     ) -> None:
         for pattern, sub in schema["patternProperties"].items():
             for name in value:
-                if _regex(pattern).search(name):
-                    self.check(sub, value[name], f"{path}/{_escape(name)}", errors)
+                if regex(pattern).search(name):
+                    self.check(sub, value[name], f"{path}/{escape(name)}", errors)
 
 
 __all__ = [
