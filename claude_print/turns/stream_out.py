@@ -195,7 +195,7 @@ def init_events(
     ]
     if replay is not None:
         from claude_print.records.transcript import is_human_prompt
-        from claude_print.sdk.stream_input import replay_event
+        from claude_print.sdk.user_events import replay_event
 
         prompts = [r for r in records if is_human_prompt(r)]
         events.append(replay_event(replay, session_id, prompts[0] if prompts else None))

@@ -287,7 +287,7 @@ class TurnWatch:
         the interruption. The result is `claude -p`'s for an interrupted turn, after the
         interruption as a user message (raw, as the CLI prints it: conforming would give
         it a tool result's keys)."""
-        from claude_print.sdk.stream_input import interruption_event, is_interruption
+        from claude_print.sdk.user_events import interruption_event, is_interruption
 
         turn = self.turn
         assert turn.interrupt_at is not None
