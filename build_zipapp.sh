@@ -22,7 +22,7 @@ cd "$ROOT"
 
 OUT="${OUT:-$ROOT/dist/claude-print.pyz}"
 MAX_BYTES=$((256 * 1024))
-ENTRY_POINT="claude_print.cli:main"
+ENTRY_POINT="claude_print.command.cli:main"
 # 1980-01-01, the earliest time a zip entry can hold (and shiv's own default).
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-315554400}"
 
@@ -55,10 +55,13 @@ fi
 build_python="$(head -n1 "$shiv_bin" | sed 's/^#! *//')"
 [[ -x $build_python ]] || build_python="$(dirname "$shiv_bin")/python"
 
-# Stage the package with normalised modes (they are stored in the zip).
+# Stage the package with normalised modes (they are stored in the zip), in a stage of
+# this build's own: two builds at once (test workers) must not empty each other's.
 umask 022
-stage="$ROOT/build/zipapp"
-rm -rf "$stage"
+mkdir -p "$ROOT/build"
+stage="$(mktemp -d "$ROOT/build/zipapp.XXXXXX")"
+tmp_out=
+trap 'rm -rf "$stage"; [[ -z $tmp_out ]] || rm -f "$tmp_out"' EXIT
 mkdir -p "$stage/site-packages"
 (
     cd "$ROOT"
@@ -72,7 +75,6 @@ done
 
 mkdir -p "$(dirname "$OUT")"
 tmp_out="$(dirname "$OUT")/.$(basename "$OUT").tmp.$$"
-trap 'rm -f "$tmp_out"' EXIT
 
 "$shiv_bin" \
     --site-packages "$stage/site-packages" \
@@ -207,7 +209,7 @@ if ((size >= MAX_BYTES)); then
     die "$(basename "$OUT") is $size bytes, over the $MAX_BYTES-byte limit"
 fi
 mv -f "$tmp_out" "$OUT"
-trap - EXIT
+tmp_out=
 
 if command -v sha256sum >/dev/null 2>&1; then
     sha="$(sha256sum "$OUT" | cut -d' ' -f1)"

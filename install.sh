@@ -192,7 +192,7 @@ if [ -n "${HOME:-}" ]; then
     needle_dir=$("$python" -S -c '
 import os, sys
 sys.path[:0] = sys.argv[1:]
-from claude_print.needle import NeedleConfig
+from claude_print.needle.view import NeedleConfig
 print(NeedleConfig(os.environ).adapters_dir)
 ' "$pyz/site-packages" "$here" 2>/dev/null) || needle_dir=$HOME/.config/needle/adapters
     if [ ! -f "$here/claude-print.yaml" ]; then

@@ -1442,8 +1442,8 @@ def claude_version(claude: str) -> str:
 
 
 def ensure_pyz() -> str:
-    """Build dist/claude-print.pyz when it is missing or older than claude_print/*.py."""
-    sources = max(p.stat().st_mtime for p in (ROOT / "claude_print").glob("*.py"))
+    """Build dist/claude-print.pyz when it is missing or older than claude_print/**/*.py."""
+    sources = max(p.stat().st_mtime for p in (ROOT / "claude_print").rglob("*.py"))
     if not PYZ.exists() or PYZ.stat().st_mtime < sources:
         subprocess.run(
             [str(ROOT / "build_zipapp.sh")], check=True, stdout=subprocess.DEVNULL, cwd=ROOT

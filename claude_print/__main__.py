@@ -1,4 +1,4 @@
-from claude_print.cli import main
+from claude_print.command.cli import main
 
 if __name__ == "__main__":
     main()

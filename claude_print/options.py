@@ -2,15 +2,14 @@
 
 The command line (cli) builds an Options; the runner reads it. Keeping both apart
 from cli means the runner needs nothing from the command line's module (no import
-circle: cli calls runner.run).
+circle: cli calls runner.run). Which way the prompt goes in is the delivery's choice
+(`delivery.choose_delivery`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-from claude_print import contract
-from claude_print.errors import ClaudePrintError
 from claude_print.ids import random_uuid
 
 DEFAULT_TIMEOUT = 3600.0
@@ -55,37 +54,6 @@ def permission_mode(options: Options) -> str:
     if options.permission_mode:
         return options.permission_mode
     return "bypassPermissions" if options.skip_permissions else "default"
-
-
-def choose_delivery(options: Options, multi_turn: bool = False) -> str:
-    """ "argv" (byte-exact, visible in ps, <= 128 KiB), "editor" (any size, private) or
-    "paste"; see --prompt-via and docs/contract.md (prompt delivery). Prompts typed in one
-    after another (stream-json input) go in by the editor unless paste is asked for."""
-    if multi_turn:
-        return "paste" if options.prompt_via == "paste" else "editor"
-    size = len(options.prompt.encode("utf-8"))
-    fits = size <= contract.MAX_ARGV_PROMPT_BYTES
-    if options.prompt_via == "argv":
-        if not fits:
-            raise ClaudePrintError(
-                f"--prompt-via argv: the prompt is {size} bytes; one argument may hold at most "
-                f"{contract.MAX_ARGV_PROMPT_BYTES} (use --prompt-via paste)"
-            )
-        return "argv"
-    if options.prompt_via in ("editor", "paste"):
-        delivery = options.prompt_via
-    else:
-        # With --mcp-config the prompt must wait for the servers (mcp_wait):
-        # an argv prompt goes in by itself, before 2.1.331 has their tools.
-        argv_ok = options.prompt_source == "argv" and fits and not options.mcp_configs
-        delivery = "argv" if argv_ok else "editor"
-    if delivery == "paste":
-        from claude_print.delivery import paste_refusal
-
-        refusal = paste_refusal(options.prompt)
-        if refusal is not None:
-            raise ClaudePrintError(refusal)
-    return delivery
 
 
 def new_session_id() -> str:

@@ -42,7 +42,7 @@ def real_claude_paths() -> List[str]:
 
 
 def claude_release(binary: str) -> str:
-    from claude_print.release import installed_version
+    from claude_print.tui.release import installed_version
 
     return installed_version(binary) or ""
 

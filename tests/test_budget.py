@@ -8,9 +8,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from conftest import MOCK_CLAUDE, Sandbox, run_claude_print
 
 from claude_print import contract
-from claude_print.asking import ASK_SETTLE, AskingHooks
-from claude_print.relay import HookEvent
-from claude_print.turn import Turn
+from claude_print.hooks.relay import HookEvent
+from claude_print.turns.asking import ASK_SETTLE, AskingHooks
+from claude_print.turns.turn import Turn
 
 
 class Rig:

@@ -12,11 +12,13 @@ from typing import BinaryIO, Dict, Iterator, List, Optional
 
 import pytest
 
-from claude_print import cli, contract, flags
-from claude_print.cli import MAX_PROMPT_BYTES, build_parser, build_prompt, parse_options
+from claude_print import contract, flags
+from claude_print.command import cli
+from claude_print.command.cli import MAX_PROMPT_BYTES, build_prompt, parse_options
+from claude_print.command.parser import build_parser
 from claude_print.errors import ClaudePrintError
 from claude_print.options import DEFAULT_TIMEOUT, Options, new_session_id
-from claude_print.release import resolve_binary
+from claude_print.tui.release import resolve_binary
 
 IS_ROOT = os.geteuid() == 0
 
@@ -349,7 +351,7 @@ def test_bool_flags() -> None:
 def test_continue_resumes_the_newest_session_of_the_directory_by_id(tmp_path: Path) -> None:
     """The TUI's own --continue skips sessions `claude -p` wrote: claude-print names the
     newest one itself; with none, a new session starts (as claude -p --continue does)."""
-    from claude_print.transcript import transcript_path
+    from claude_print.records.transcript import transcript_path
 
     env = {"HOME": str(tmp_path)}
     opts = options(["-c", "hi"], environ=env)

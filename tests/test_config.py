@@ -1,4 +1,4 @@
-"""claude_print.config: where the file is, what it may hold, and how errors read.
+"""claude_print.command.config: where the file is, what it may hold, and how errors read.
 
 Every parsing test runs twice: with tomllib (Python 3.11+; skipped before) and
 with the fallback subset parser used on Python 3.8 - 3.10.
@@ -14,8 +14,8 @@ from typing import Dict, Iterator
 
 import pytest
 
-from claude_print import config
-from claude_print.config import Defaults, config_path, load_defaults
+from claude_print.command import config
+from claude_print.command.config import Defaults, config_path, load_defaults
 from claude_print.errors import ClaudePrintError
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from claude_print import contract, release
+from claude_print import contract
+from claude_print.tui import release
 
 
 def test_changes_are_oldest_first_and_inside_the_tested_range() -> None:

@@ -9,11 +9,12 @@ from typing import List, Optional, Tuple, Union
 
 import pytest
 
-from claude_print import contract, delivery
-from claude_print.delivery import DELIVERED, Delivery, check_submitted, paste_refusal
+from claude_print import contract
 from claude_print.errors import ClaudePrintError
-from claude_print.images import Image
-from claude_print.terminal import Screen
+from claude_print.tui import delivery
+from claude_print.tui.delivery import DELIVERED, Delivery, check_submitted, paste_refusal
+from claude_print.tui.images import Image
+from claude_print.tui.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
 OLD = contract.facts_for("2.1.197")
@@ -206,10 +207,10 @@ def test_plain_text_is_pasted(prompt: str) -> None:
 
 
 def test_the_asking_hook_blocks_a_changed_prompt_before_any_request() -> None:
-    from claude_print.asking import AskingHooks
-    from claude_print.relay import HookEvent
-    from claude_print.transcript import TurnSummary
-    from claude_print.turn import Turn
+    from claude_print.hooks.relay import HookEvent
+    from claude_print.records.summary import TurnSummary
+    from claude_print.turns.asking import AskingHooks
+    from claude_print.turns.turn import Turn
 
     answers: List[Tuple[str, object]] = []
     asks = AskingHooks(lambda e, d: answers.append((e.name, d)), print)

@@ -9,7 +9,7 @@ from typing import Dict, Set
 from conftest import ROOT
 
 from claude_print import flags
-from claude_print.cli import build_parser
+from claude_print.command.parser import build_parser
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -105,7 +105,13 @@ def test_code_the_docs_name_exists() -> None:
     import importlib
     import re
 
-    modules = {p.stem for p in (ROOT / "claude_print").glob("*.py")}
+    package = ROOT / "claude_print"
+    module_path = {
+        p.stem: ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in package.rglob("*.py")
+        if p.stem not in ("__init__", "__main__")
+    }
+    modules = set(module_path)
     missing = []
     for doc in [ROOT / "AGENTS.md", ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for dotted in re.findall(r"`([a-z_]+(?:\.[A-Za-z_]+)+)(?:\(\))?`", doc.read_text()):
@@ -113,7 +119,7 @@ def test_code_the_docs_name_exists() -> None:
             # settings keys (permissions.defaultMode) and the SDK's options are not ours
             if module not in modules or names == ["py"] or dotted in NOT_CODE:
                 continue
-            obj: object = importlib.import_module(f"claude_print.{module}")
+            obj: object = importlib.import_module(module_path[module])
             for name in names:
                 if not hasattr(obj, name):
                     missing.append(f"{doc.name}: {dotted}")
@@ -143,14 +149,14 @@ def control_table() -> Dict[str, str]:
 
 def refused_always() -> Set[str]:
     """The control requests stream_input answers with an error whatever they ask."""
-    from claude_print import stream_input
+    from claude_print.sdk import stream_input
 
     special = {"set_permission_mode", "mcp_message"}  # answered / sent by claude-print
     return set(stream_input.UNSUPPORTED_WHY) - set(stream_input.ANSWERED_AS_THE_CLI) - special
 
 
 def test_the_control_request_table_says_what_the_code_does() -> None:
-    from claude_print import stream_input
+    from claude_print.sdk import stream_input
 
     table = control_table()
     for name in refused_always():
@@ -176,7 +182,7 @@ def test_no_doc_says_a_request_the_code_answers_gets_an_error() -> None:
     """Outside the table, a sentence that names control requests and says "error" or
     "refused" names only requests the code always refuses (AGENTS.md once said
     set_permission_mode and mcp_status got an error after they had started working)."""
-    from claude_print import stream_input
+    from claude_print.sdk import stream_input
 
     known = set(stream_input.UNSUPPORTED_WHY) | set(stream_input.ANSWERED_AS_THE_CLI)
     known |= {"initialize", "interrupt", "set_permission_mode"}
@@ -200,7 +206,7 @@ def test_help_and_readme_say_the_same_of_verbose_and_the_config_keys() -> None:
     """stream-json runs without --verbose (claude -p requires it): --help and the README
     both say so; --help's footer names every key the config file takes, as the README's
     example does."""
-    from claude_print.config import _FIELDS
+    from claude_print.command.config import _FIELDS
 
     help_text = build_parser().format_help()
     flat = " ".join(help_text.split())

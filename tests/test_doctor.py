@@ -1,4 +1,4 @@
-"""`claude-print --check`: the credential-free doctor (claude_print/doctor.py)."""
+"""`claude-print --check`: the credential-free doctor (claude_print/command/doctor.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import pytest
 from conftest import MOCK_CLAUDE, ROOT
 from fake_api import FAKE_KEY, seed_home
 
-from claude_print import contract, doctor
+from claude_print import contract
+from claude_print.command import doctor
 
 LINE = re.compile(r"^(ok  |warn|FAIL) ([a-z ]+): \S")
 DEAD_PID = 4194399  # above Linux's largest pid_max (2**22): never a live process
@@ -347,7 +348,7 @@ def test_check_predicts_whether_the_tui_gets_past_start_up(
 ) -> None:
     """Each setup as the TUI meets it (onboarding, the API-key question, the login
     screen), judged from the files alone: no request is spent."""
-    from claude_print.login_check import startup_verdict
+    from claude_print.command.login_check import startup_verdict
 
     home = tmp_path / "home"
     home.mkdir()

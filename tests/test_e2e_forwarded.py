@@ -29,7 +29,9 @@ from fake_api import (
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
 from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
-from claude_print import file_downloads, flags, release
+from claude_print import flags
+from claude_print.run import file_downloads
+from claude_print.tui import release
 
 pytestmark = pytest.mark.e2e
 

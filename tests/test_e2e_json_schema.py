@@ -1,7 +1,7 @@
 """End to end: `--json-schema` against the real TUI, compared with `claude -p --json-schema`.
 
 claude-print serves `claude -p`'s StructuredOutput tool from its own MCP server
-(claude_print/mcp_structured.py); the fake model calls it through the
+(claude_print/mcp/mcp_structured.py); the fake model calls it through the
 `[[structured:JSON]]` / `[[structured_bad:JSON]]` directives (tests/fake_api.py).
 
 What `claude -p` prints (measured on 2.1.197 and 2.1.330): success with

@@ -6,7 +6,7 @@ the old access tokens at each refresh. Parallel runs must renew it once and all 
 (Claude Code serialises the refresh under its own lock: pinned here for claude-print
 and `claude -p`), and a run ended while its TUI renews the login (a signal, --timeout)
 must not lose the new refresh token: that would log out every later run on the login
-(claude_print/oauth_refresh.py).
+(claude_print/tui/oauth_refresh.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from test_e2e_warm import keeper_ready
 from test_fingerprint import git
 from test_warm import run_dir, stop_keepers, wait_until, warm_env
 
-from claude_print import fingerprint
+from claude_print.warm_start import fingerprint
 
 pytestmark = [
     pytest.mark.e2e,

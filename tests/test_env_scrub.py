@@ -14,7 +14,7 @@ import json
 import pytest
 from conftest import MOCK_CLAUDE, Sandbox, entrypoints, run_claude_print
 
-from claude_print.pty_session import child_environment, scrubbed_names
+from claude_print.tui.pty_session import child_environment, scrubbed_names
 
 LEAKED = {
     "CLAUDECODE": "1",

@@ -11,8 +11,8 @@ from typing import Iterator, List
 import pytest
 from fake_api import MISSING_FILE_ID, FakeApiServer, file_content
 
-from claude_print import file_downloads as fd
-from claude_print.file_downloads import FileSpec
+from claude_print.run import file_downloads as fd
+from claude_print.run.file_downloads import FileSpec
 
 SESSION = "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1"
 
@@ -105,7 +105,7 @@ def test_a_server_error_is_tried_three_times(tmp_path: Path) -> None:
 
 
 def test_a_symlink_at_the_target_is_replaced_not_followed(tmp_path: Path) -> None:
-    from claude_print.file_downloads import save
+    from claude_print.run.file_downloads import save
 
     uploads = tmp_path / "sid" / "uploads"
     uploads.mkdir(parents=True)
@@ -120,7 +120,7 @@ def test_a_symlink_at_the_target_is_replaced_not_followed(tmp_path: Path) -> Non
 
 
 def test_a_symlinked_folder_out_of_uploads_is_refused(tmp_path: Path) -> None:
-    from claude_print.file_downloads import save
+    from claude_print.run.file_downloads import save
 
     uploads = tmp_path / "sid" / "uploads"
     uploads.mkdir(parents=True)

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Tuple
 
 import pytest
 
-from claude_print import fingerprint
+from claude_print.warm_start import fingerprint
 
 
 @pytest.fixture

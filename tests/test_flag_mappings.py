@@ -26,7 +26,7 @@ import pytest
 from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
 
 from claude_print import contract
-from claude_print.turn import denials_with_ids
+from claude_print.turns.turn import denials_with_ids
 
 MOCK = str(MOCK_CLAUDE)
 
@@ -189,8 +189,8 @@ def test_user_hooks_are_inherited_by_default(sandbox: Sandbox) -> None:
 # PermissionRequest events, matched to the transcript's tool_use blocks.
 WITHOUT_DECISIONS = """\
 import runpy
-from claude_print import transcript
-real = transcript.summarise
+from claude_print.records import summary
+real = summary.summarise
 def without_decisions(records, *args, **kwargs):
     kept = [
         r for r in records
@@ -198,7 +198,7 @@ def without_decisions(records, *args, **kwargs):
                 and r["attachment"].get("type") == "hook_permission_decision")
     ]
     return real(kept, *args, **kwargs)
-transcript.summarise = without_decisions
+summary.summarise = without_decisions
 runpy.run_module("claude_print", run_name="__main__", alter_sys=True)
 """
 

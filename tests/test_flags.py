@@ -15,7 +15,8 @@ import pytest
 from conftest import ROOT, real_claude_paths
 
 from claude_print import flags
-from claude_print.cli import build_parser, parse_options
+from claude_print.command.cli import parse_options
+from claude_print.command.parser import build_parser
 from claude_print.errors import ClaudePrintError
 
 _HELP_FLAG = re.compile(r"^  (?:(-\w), )?(--[\w-]+)(?:, (--[\w-]+))?", re.M)
@@ -68,8 +69,8 @@ def sample_value(flag: flags.Flag) -> List[str]:
 
 @pytest.mark.parametrize("flag", flags.of_kind(flags.FORWARDED), ids=lambda f: f.name.lstrip("-"))
 def test_forwarded_rows_reach_the_tui_argv(flag: flags.Flag, tmp_path: Path) -> None:
-    from claude_print.launch import build_argv
-    from claude_print.relay import Relay
+    from claude_print.hooks.relay import Relay
+    from claude_print.run.launch import build_argv
 
     value = "0b8e2a6e-6a36-4d0c-9a57-1c0ed4f0b8a1" if flag.name == "--session-id" else None
     words = [flag.name, value] if value else [flag.name, *sample_value(flag)]
@@ -131,8 +132,8 @@ def test_the_tui_offers_the_model_claude_p_s_tools(mode: Optional[str], tmp_path
     """The TUI's own question and plan-mode tools are not offered (claude -p offers none;
     measured on 2.1.197 and 2.1.331); plan mode, when asked for, keeps its pair."""
     from claude_print import contract
-    from claude_print.launch import build_argv
-    from claude_print.relay import Relay
+    from claude_print.hooks.relay import Relay
+    from claude_print.run.launch import build_argv
 
     words = ["--permission-mode", mode] if mode else []
     _, options = parse_options([*words, "--", "hi"], None, {"HOME": str(tmp_path)})

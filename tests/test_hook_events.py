@@ -10,9 +10,9 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import hook_events
-from claude_print.hook_events import HookRun, HookWatch, WatchedCommand
-from claude_print.relay import Relay
+from claude_print.hooks import hook_events
+from claude_print.hooks.hook_events import HookRun, HookWatch, WatchedCommand
+from claude_print.hooks.relay import Relay
 
 USER_HOOKS: Dict[str, Any] = {
     "model": "claude-sonnet-4-6",

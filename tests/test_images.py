@@ -15,8 +15,8 @@ from typing import List, Tuple
 import pytest
 
 from claude_print import contract
-from claude_print.delivery import check_submitted
-from claude_print.images import (
+from claude_print.tui.delivery import check_submitted
+from claude_print.tui.images import (
     Clipboard,
     Image,
     is_source_note,

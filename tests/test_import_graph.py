@@ -1,4 +1,4 @@
-"""No import circle inside claude_print.
+"""No import circle inside claude_print, and each package imports only the ones below it.
 
 Every `import claude_print.x` / `from claude_print import x` / `from . import x` in a
 module counts as an edge, wherever it sits: a lazy import inside a function still ties
@@ -17,7 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 
 def _modules(root: Path) -> Dict[str, Path]:
-    return {f"{PACKAGE}.{path.stem}": path for path in sorted(root.glob("*.py"))}
+    """Every module and package of the package tree, by dotted name."""
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join((PACKAGE, *parts))] = path
+    return modules
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -37,7 +44,7 @@ def _targets(node: ast.AST, known: Set[str]) -> Set[str]:
         base = node.module
     else:
         return set()
-    # `from claude_print import runner` names a module; `from claude_print.cli import main`
+    # `from claude_print import runner` names a module; `from claude_print.command.cli import main`
     # names the module before the last dot.
     found = {f"{base}.{alias.name}" for alias in node.names} & known
     return found or ({base} & known)
@@ -101,7 +108,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
 def test_the_package_has_no_import_circle() -> None:
     graph = import_graph()
     # cli imports runner inside a function only: the graph must still hold that edge.
-    assert f"{PACKAGE}.runner" in graph[f"{PACKAGE}.cli"], "lazy imports not read"
+    assert f"{PACKAGE}.run.runner" in graph[f"{PACKAGE}.command.cli"], "lazy imports not read"
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
@@ -125,3 +132,51 @@ def test_a_cycle_is_named() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert find_cycle(graph) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+# --- the packages: each imports only what its __init__ says ------------------------------
+
+GROUND = "ground"  # the modules beside claude_print/__init__.py
+
+
+def _home(module: str) -> str:
+    """`claude_print.tui.keys` -> "tui"; a module beside __init__.py -> GROUND."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return GROUND  # claude_print itself: its __init__ holds __version__ alone
+    return parts[1] if len(parts) > 2 or (ROOT / parts[1]).is_dir() else GROUND
+
+
+def allowed_imports() -> Dict[str, Set[str]]:
+    """Each package's "May import:" line: the packages (and GROUND) it may use."""
+    allowed = {GROUND: {GROUND}}
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        said = [line for line in doc.splitlines() if line.startswith("May import:")]
+        assert len(said) == 1, f"{init}: no 'May import:' line"
+        names = said[0][len("May import:") :].strip().rstrip(".")
+        listed = set() if names == "nothing of claude_print" else set(names.split(", "))
+        allowed[init.parent.name] = listed | {init.parent.name}
+    return allowed
+
+
+def test_each_package_imports_only_what_its_init_allows() -> None:
+    """The layers of the package map (docs/how-a-run-works.md): an import across packages
+    goes down, never up nor sideways, so the map can be read from the top."""
+    allowed = allowed_imports()
+    wrong = []
+    for module, imports in sorted(import_graph().items()):
+        home = _home(module)
+        if module.endswith("__main__"):
+            continue  # `python -m`'s entry: it calls whichever package's main
+        for target in sorted(imports):
+            if _home(target) not in allowed[home]:
+                wrong.append(f"{module} -> {target} ({home} may import {sorted(allowed[home])})")
+    assert wrong == []
+
+
+def test_the_allowed_imports_have_no_circle() -> None:
+    allowed = allowed_imports()
+    graph = {package: names - {package} for package, names in allowed.items()}
+    assert set(graph) >= {n for names in graph.values() for n in names}, "unknown package"
+    assert find_cycle(graph) is None

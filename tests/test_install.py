@@ -209,7 +209,7 @@ def test_the_adapter_goes_where_needle_reads_it(full_release: Path, tmp_path: Pa
     assert not (tmp_path / "xdg").exists() and not (home / ".needle").exists()
     assert "agent.default: claude-print" in proc.stdout
     # NEEDLE's loader, as --check models it, now runs claude-print.
-    from claude_print import needle
+    from claude_print.needle import view as needle
 
     assert needle.check({"HOME": str(home), "PATH": "/usr/bin:/bin"})[0][0] == "ok"
 

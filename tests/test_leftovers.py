@@ -1,4 +1,4 @@
-"""The sweep of killed runs' relay dirs (claude_print/leftovers.py)."""
+"""The sweep of killed runs' relay dirs (claude_print/hooks/leftovers.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from conftest import MOCK_CLAUDE, ROOT
 from fake_api import seed_home
 
-from claude_print import leftovers
+from claude_print.hooks import leftovers
 
 DEAD_PID = 4194399  # above Linux's largest pid_max (2**22): never a live process
 RUN_TIMEOUT = 120.0
@@ -157,8 +157,8 @@ def test_sweep_at_start_uses_tmpdir_and_never_raises(
 
 # claude-print with the start-up sweep, as the one-line wiring will run it.
 SWEEPING_MAIN = (
-    "import sys; from claude_print import leftovers; leftovers.sweep_at_start(); "
-    "from claude_print.cli import main; main()"
+    "import sys; from claude_print.hooks import leftovers; leftovers.sweep_at_start(); "
+    "from claude_print.command.cli import main; main()"
 )
 
 

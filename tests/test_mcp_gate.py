@@ -14,8 +14,8 @@ from typing import Any, Callable, Dict, Optional
 
 import pytest
 
-from claude_print import mcp_gate
-from claude_print.mcp_structured import package_parent
+from claude_print.mcp import mcp_gate
+from claude_print.mcp.mcp_structured import package_parent
 
 ECHO = str(Path(__file__).parent / "mcp_echo.py")
 

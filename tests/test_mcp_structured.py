@@ -1,4 +1,4 @@
-"""claude_print.mcp_structured: the StructuredOutput MCP server, driven over pipes as Claude
+"""claude_print.mcp.mcp_structured: the StructuredOutput MCP server, driven over pipes as Claude
 Code drives it (the 2.1.330 handshake: a `server/discover` probe, initialize,
 notifications/initialized, tools/list, then tools/call), plus the helpers claude-print
 wires it with."""
@@ -16,8 +16,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import mcp_structured as ms
-from claude_print import schema_check
+from claude_print.mcp import mcp_structured as ms
+from claude_print.mcp import schema_check
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
 INIT = {
@@ -210,7 +210,7 @@ def test_runs_from_the_zipapp(tmp_path: Path, built_pyz: Path) -> None:
     """Straight from the archive (zipimport): the package parent is the archive's
     site-packages, as `package_parent()` gives it when claude-print runs from there."""
     with zipfile.ZipFile(built_pyz) as archive:
-        assert "site-packages/claude_print/mcp_structured.py" in archive.namelist()
+        assert "site-packages/claude_print/mcp/mcp_structured.py" in archive.namelist()
     schema_path = tmp_path / "schema.json"
     schema_path.write_text(json.dumps(SCHEMA))
     argv = [sys.executable, "-S", "-c", ms.BOOT, f"{built_pyz}/site-packages", str(schema_path)]
@@ -233,7 +233,7 @@ def test_mcp_config_starts_this_server(tmp_path: Path) -> None:
     assert entry["command"] == sys.executable
     assert entry["args"][:2] == ["-S", "-c"]
     assert entry["args"][3:] == [ms.package_parent(), "/x/schema.json", "/x/ready"]
-    assert (Path(ms.package_parent()) / "claude_print" / "mcp_structured.py").exists()
+    assert (Path(ms.package_parent()) / "claude_print" / "mcp" / "mcp_structured.py").exists()
 
 
 def test_bad_schema_file_exits_2(tmp_path: Path) -> None:
@@ -330,7 +330,7 @@ def test_structured_output_goes_where_the_release_puts_it() -> None:
 
 
 def test_last_failure_is_the_last_rejected_structured_call_only() -> None:
-    from claude_print.mcp_structured import QUALIFIED_NAME, last_failure
+    from claude_print.mcp.mcp_structured import QUALIFIED_NAME, last_failure
 
     def use(tool_id: str, name: str) -> Dict[str, Any]:
         block = {"type": "tool_use", "id": tool_id, "name": name, "input": {}}

@@ -8,8 +8,8 @@ import pytest
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
-from claude_print.keys import Keyboard
-from claude_print.mode_switch import DONE, ModeSwitch, mode_on_screen
+from claude_print.tui.keys import Keyboard
+from claude_print.tui.mode_switch import DONE, ModeSwitch, mode_on_screen
 
 RULE = contract.RULE_CHAR * 60
 

@@ -1,4 +1,4 @@
-"""claude-print.yaml as NEEDLE uses it, and `--check`'s view of NEEDLE (claude_print/needle.py).
+"""claude-print.yaml as NEEDLE uses it, and `--check`'s view of NEEDLE (claude_print.needle).
 
 The dispatcher here does what NEEDLE's does (github jedarden/NEEDLE, main at 8f5eba4 of
 2026-05-05, version 0.2.0: src/dispatch/mod.rs; src/types/mod.rs for Outcome::classify;
@@ -30,7 +30,8 @@ import pytest
 from conftest import MOCK_CLAUDE, ROOT
 from fake_api import FAKE_KEY, seed_home
 
-from claude_print import leftovers, needle
+from claude_print.hooks import leftovers
+from claude_print.needle import schema, view, yaml_reader
 
 ADAPTER_FILE = ROOT / "claude-print.yaml"
 # NEEDLE 0.2.0's AgentAdapter fields (src/dispatch/mod.rs); serde ignores any other key.
@@ -42,7 +43,7 @@ PRICING = {"claude-sonnet-4-6": (3.0, 15.0), "claude-opus-4-6": (15.0, 75.0), "g
 
 
 def adapter() -> Dict[str, Any]:
-    doc = needle.load_yaml_file(str(ADAPTER_FILE))
+    doc = yaml_reader.load_yaml_file(str(ADAPTER_FILE))
     assert isinstance(doc, dict)
     return doc
 
@@ -253,12 +254,12 @@ def machine(tmp_path: Path) -> Needle:
 
 def test_the_adapter_parses_as_needles_agent_adapter() -> None:
     spec = adapter()
-    assert needle.adapter_problems(needle.parse_yaml_file(str(ADAPTER_FILE))) == []
-    assert set(needle.ADAPTER_SCHEMA) == ADAPTER_FIELDS
+    assert schema.adapter_problems(yaml_reader.parse_yaml_file(str(ADAPTER_FILE))) == []
+    assert set(schema.ADAPTER_SCHEMA) == ADAPTER_FIELDS
     assert set(spec) <= ADAPTER_FIELDS, set(spec) - ADAPTER_FIELDS  # no key NEEDLE ignores
-    assert spec["name"] == needle.ADAPTER_NAME
+    assert spec["name"] == view.ADAPTER_NAME
     assert spec["input_method"] == {"method": "stdin"}
-    assert spec["model"] in needle.DEFAULT_PRICED_MODELS  # NEEDLE can cost its runs
+    assert spec["model"] in view.DEFAULT_PRICED_MODELS  # NEEDLE can cost its runs
     assert spec["output_transform"] == "needle-transform-claude"  # as its built-in claude ones
     for placeholder in ("{workspace}", "{prompt_file}", "{model}"):
         assert placeholder in spec["invoke_template"]
@@ -385,12 +386,12 @@ def needle_home(
 def warnings(env: Dict[str, str], cwd: Optional[Path] = None) -> List[str]:
     """`--check`'s NEEDLE warnings, run from `cwd` (by default the folder holding HOME)."""
     where = cwd or Path(env["HOME"]).parent
-    return [detail for status, detail in needle.check(env, str(where)) if status == "warn"]
+    return [detail for status, detail in view.check(env, str(where)) if status == "warn"]
 
 
 def test_check_is_happy_with_a_working_setup(tmp_path: Path) -> None:
     env = needle_home(tmp_path, "agent:\n  default: claude-print\n", ADAPTER_FILE.read_text())
-    [(status, detail)] = needle.check(env)
+    [(status, detail)] = view.check(env)
     assert status == "ok" and detail.startswith("NEEDLE runs claude-print (claude-print.yaml in")
 
 
@@ -517,7 +518,7 @@ def test_check_reads_the_workspace_needle_yaml(tmp_path: Path) -> None:
     # A workspace file can also be what sets claude-print.
     config.write_text("worker:\n  max_workers: 2\n")
     (workspace / ".needle.yaml").write_text("agent:\n  default: claude-print\n  timeout: 900\n")
-    [(status, detail)] = needle.check(env, str(workspace))
+    [(status, detail)] = view.check(env, str(workspace))
     assert status == "ok" and f"agent.default from {workspace}/.needle.yaml" in detail
     # One that does not deserialize stops `needle run` altogether.
     (workspace / ".needle.yaml").write_text("agent:\n  default: claude-print\n  timeout: '900'\n")
@@ -565,16 +566,17 @@ def test_check_reads_a_neighbour_with_anchors_and_aliases(tmp_path: Path) -> Non
 
 
 def test_the_yaml_reader_resolves_aliases_and_types_scalars_as_serde_yaml() -> None:
-    doc = needle.load_yaml(NEIGHBOUR_WITH_ANCHORS)
+    doc = yaml_reader.load_yaml(NEIGHBOUR_WITH_ANCHORS)
     assert doc["agent_cli"] == "claude" and doc["description"] == doc["invoke_template"]
     assert doc["environment"] == {"ANTHROPIC_MODEL": "claude-opus-4-6", "EXTRA": "claude-opus-4-6"}
     assert doc["x-more"] == {"<<": {"provider": "anthropic"}, "list": ["claude", "claude-opus-4-6"]}
-    scalars = needle.load_yaml("a: 012\nb: 0x1f\nc: +7\nd: 1_000\ne: 1e3\nf: ~\ng:\nh: 'null'\n")
+    text = "a: 012\nb: 0x1f\nc: +7\nd: 1_000\ne: 1e3\nf: ~\ng:\nh: 'null'\n"
+    scalars = yaml_reader.load_yaml(text)
     assert scalars == {"a": "012", "b": 31, "c": 7, "d": "1_000", "e": 1000.0, "f": None,
                        "g": None, "h": "null"}  # fmt: skip
     for text in ("a: &x [*x]\n", "a: *x\nb: &x 1\n"):
-        with pytest.raises(needle.YamlError, match="alias"):
-            needle.load_yaml(text)
+        with pytest.raises(yaml_reader.YamlError, match="alias"):
+            yaml_reader.load_yaml(text)
 
 
 def test_check_warns_when_needle_cannot_price_the_model(tmp_path: Path) -> None:
@@ -591,7 +593,7 @@ def test_check_warns_when_needle_cannot_price_the_model(tmp_path: Path) -> None:
 
 
 def test_no_needle_no_needle_line(tmp_path: Path) -> None:
-    assert not needle.is_set_up({"HOME": str(tmp_path), "PATH": str(tmp_path)})
+    assert not view.is_set_up({"HOME": str(tmp_path), "PATH": str(tmp_path)})
 
 
 def test_check_with_a_config_file_and_needle(tmp_path: Path) -> None:

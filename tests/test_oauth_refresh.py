@@ -1,4 +1,4 @@
-"""claude_print/oauth_refresh.py: the TUI is never ended while Claude Code holds its login
+"""claude_print/tui/oauth_refresh.py: the TUI is never ended while Claude Code holds its login
 refresh lock (the e2e side is tests/test_e2e_oauth_refresh.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Dict, List
 
 import pytest
 
-from claude_print import oauth_refresh
-from claude_print.pty_session import PtyChild
+from claude_print.tui import oauth_refresh
+from claude_print.tui.pty_session import PtyChild
 
 
 def env_for(home: Path, **extra: str) -> Dict[str, str]:

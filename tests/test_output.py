@@ -9,8 +9,10 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import output, pricing
-from claude_print import transcript as tr
+from claude_print.printing import output
+from claude_print.records import pricing
+from claude_print.records import summary as sm
+from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"
@@ -26,10 +28,10 @@ def load_json(name: str) -> Dict[str, Any]:
     return data
 
 
-def summary_of(name: str) -> tr.TurnSummary:
+def summary_of(name: str) -> sm.TurnSummary:
     records = [json.loads(line) for line in read(name).splitlines() if line.strip()]
     sid = next(r["sessionId"] for r in records if "sessionId" in r)
-    return tr.summarise(tr.turn_records(records, sid))
+    return sm.summarise(tr.turn_records(records, sid))
 
 
 def build(name: str, **kwargs: Any) -> Dict[str, Any]:
@@ -186,7 +188,7 @@ def test_error_object_defaults(subtype: str, reason: Any) -> None:
     assert obj["is_error"] is True and obj["errors"] == ["boom"]
     assert obj.get("terminal_reason") == reason
     assert ("terminal_reason" in obj) is (reason is not None)
-    assert obj["usage"] == tr.zero_usage() and obj["modelUsage"] == {}
+    assert obj["usage"] == sm.zero_usage() and obj["modelUsage"] == {}
     assert list(obj)[-3:] == ["uuid", "errors", "claude_version"]
     explicit = output.error_object(
         subtype, "x", session_id="s", duration_ms=5, claude_version="v", terminal_reason="completed"

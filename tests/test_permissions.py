@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
-from claude_print import contract, permissions
+from claude_print import contract
+from claude_print.hooks import permissions
 
 AUTO = contract.facts_for("2.1.290")  # the TUI starts in auto mode from here
 OLD = contract.facts_for("2.1.280")
@@ -129,9 +130,9 @@ def test_the_tui_argv_follows_the_settings_it_reads(
 ) -> None:
     """End of the chain: options -> build_argv, with a user `defaultMode` on a release that
     starts in auto mode (the TUI then must be told `default` unless it reads that file)."""
-    from claude_print.cli import parse_options
-    from claude_print.launch import build_argv
-    from claude_print.relay import Relay
+    from claude_print.command.cli import parse_options
+    from claude_print.hooks.relay import Relay
+    from claude_print.run.launch import build_argv
 
     home = tmp_path / "home"
     write_settings(home / ".claude" / "settings.json", "acceptEdits")

@@ -11,16 +11,16 @@ from typing import Any, Dict, List, Optional, cast
 import pytest
 
 from claude_print import contract
-from claude_print.boot import READY, STARTUP_TIMEOUT, Boot, StartupScreens
-from claude_print.emit import Emitter
 from claude_print.errors import ClaudePrintError
-from claude_print.keys import Keyboard
-from claude_print.mcp_wait import McpWait
-from claude_print.relay import Relay
-from claude_print.results import Results
-from claude_print.signals import Interrupted, SignalPipe
-from claude_print.terminal import Screen
-from claude_print.turn_end import Ending
+from claude_print.hooks.relay import Relay
+from claude_print.printing.emit import Emitter
+from claude_print.run.signals import Interrupted, SignalPipe
+from claude_print.tui.boot import READY, STARTUP_TIMEOUT, Boot, StartupScreens
+from claude_print.tui.keys import Keyboard
+from claude_print.tui.terminal import Screen
+from claude_print.turns.mcp_wait import McpWait
+from claude_print.turns.results import Results
+from claude_print.turns.turn_end import Ending
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
 

@@ -8,8 +8,8 @@ from typing import Callable, List, Optional, Tuple
 import pytest
 
 from claude_print import __version__
-from claude_print.probes import ProbeResponder
-from claude_print.terminal import Screen
+from claude_print.tui.probes import ProbeResponder
+from claude_print.tui.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
 XTVERSION_REPLY = b"\x1bP>|claude-print(" + __version__.encode() + b")\x1b\\"

@@ -10,9 +10,9 @@ from typing import Iterator, Tuple
 
 import pytest
 
-from claude_print import prompt_input
+from claude_print.command import prompt_input
+from claude_print.command.prompt_input import STDIN_WARNING, read_file, read_stdin
 from claude_print.errors import EXIT_TIMEOUT, ClaudePrintError
-from claude_print.prompt_input import STDIN_WARNING, read_file, read_stdin
 
 LIMIT = 1000
 

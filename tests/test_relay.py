@@ -23,8 +23,8 @@ import pytest
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
-from claude_print.leftovers import LOCK_NAME
-from claude_print.relay import (
+from claude_print.hooks.leftovers import LOCK_NAME
+from claude_print.hooks.relay import (
     EDITOR_EVENT,
     FIFO_NAME,
     SCRIPT_NAME,
@@ -513,7 +513,7 @@ def test_post_tool_batch_without_a_limit_never_stops(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["a b", "it's", "$x", "new\nline", "tab\there", "semi;colon"])
 def test_a_tmpdir_that_needs_quoting_gives_way_to_a_plain_one(tmp_path: Path, name: str) -> None:
-    from claude_print.relay import PLAIN_ROOTS, temp_root
+    from claude_print.hooks.relay import PLAIN_ROOTS, temp_root
 
     quoted = tmp_path / name
     quoted.mkdir()

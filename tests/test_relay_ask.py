@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from claude_print import contract
-from claude_print.relay import HookEvent, Relay
+from claude_print.hooks.relay import HookEvent, Relay
 
 WAIT = 20.0
 

@@ -12,8 +12,8 @@ from typing import Any, Dict, Iterator
 import pytest
 
 from claude_print import contract
-from claude_print.mcp_structured import Server
-from claude_print.relay import MCP_READY_PREFIX, MCP_SETTLED_NAME, STOP_TURN_NAME, Relay
+from claude_print.hooks.relay import MCP_READY_PREFIX, MCP_SETTLED_NAME, STOP_TURN_NAME, Relay
+from claude_print.mcp.mcp_structured import Server
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""claude_print.schema_check: the StructuredOutput tool's validation, as `claude -p` does it.
+"""claude_print.mcp.schema_check: the StructuredOutput tool's validation, as `claude -p` does it.
 
 The measured cases (tests/data/json-schema/) hold the tool_result text the real
 `claude -p --json-schema` answered for each (schema, input) pair: 2.1.330 with Claude
@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import schema_check as sc
+from claude_print.mcp import schema_check as sc
 
 DATA = Path(__file__).resolve().parent / "data" / "json-schema"
 

@@ -8,9 +8,10 @@ from typing import List
 
 import pytest
 
-from claude_print import contract, screens
-from claude_print.screens import ScreenState, classify, is_ready, next_key, parse_choices
-from claude_print.terminal import Screen
+from claude_print import contract
+from claude_print.tui import screens
+from claude_print.tui.screens import ScreenState, classify, is_ready, next_key, parse_choices
+from claude_print.tui.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
 CARET = contract.CARET
@@ -394,8 +395,8 @@ ADD_DIR_DIALOG = [
 
 
 def test_add_dir_dialog_is_answered_yes() -> None:
-    from claude_print.boot import StartupScreens
     from claude_print.errors import ClaudePrintError
+    from claude_print.tui.boot import StartupScreens
 
     def fail(what: str, lines: List[str]) -> ClaudePrintError:
         return ClaudePrintError(what)

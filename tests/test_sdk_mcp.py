@@ -13,8 +13,8 @@ from typing import Any, Dict, Iterator, List, Optional
 import pytest
 from test_mcp_gate import eventually
 
-from claude_print import mcp_gate, sdk_mcp
-from claude_print.relay import HookEvent, Relay
+from claude_print.hooks.relay import HookEvent, Relay
+from claude_print.mcp import mcp_gate, sdk_mcp
 
 NAME = "calc $(touch pwned) 'x' y"  # a caller's server name is untrusted text
 

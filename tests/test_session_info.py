@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-from claude_print.session_info import session_lists
+from claude_print.records.session_info import session_lists
 
 P_INIT = Path(__file__).resolve().parent / "data" / "cc-2.1.331" / "p_plain.stream.jsonl"
 

@@ -16,9 +16,10 @@ from typing import Any, Dict, List
 import pytest
 from conftest import ROOT
 
-from claude_print import output
-from claude_print import transcript as tr
-from claude_print.shapes import SHAPES
+from claude_print.printing import output
+from claude_print.printing.shapes import SHAPES
+from claude_print.records import summary as sm
+from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data"
 RELEASES = sorted(
@@ -46,7 +47,7 @@ def ours(transcript: str, release: str) -> Dict[str, Any]:
         for line in (DATA / "cc-2.1.197" / transcript).read_text().splitlines()
         if line.strip()
     ]
-    summary = tr.summarise(tr.turn_records(records, records[-1]["sessionId"]))
+    summary = sm.summarise(tr.turn_records(records, records[-1]["sessionId"]))
     raw = output.result_object(
         summary,
         session_id="11111111-2222-3333-4444-555555555555",
@@ -131,7 +132,7 @@ def test_model_usage_takes_the_releases_limits_for_its_model() -> None:
 )
 def test_the_default_model_keeps_claude_p_s_model_usage_key(release: str, key: str) -> None:
     """Measured with each release's claude -p and no --model."""
-    from claude_print.output import default_model_usage_key
+    from claude_print.printing.output import default_model_usage_key
 
     assert default_model_usage_key(release) == key
 

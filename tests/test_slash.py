@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from conftest import MOCK_CLAUDE, ROOT, Sandbox, run_claude_print
 
-from claude_print import slash, slash_commands
+from claude_print.turns import slash, slash_commands
 
 CAPTURES = sorted((ROOT / "tests" / "data").glob("cc-*/slash.json"))
 # claude -p's one answer that every release gives to its panel commands (written out).

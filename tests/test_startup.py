@@ -15,11 +15,12 @@ import sys
 from conftest import ROOT
 
 LATE = (
-    "claude_print.output",
-    "claude_print.stream",
-    "claude_print.transcript",
-    "claude_print.pricing",
-    "claude_print.doctor",
+    "claude_print.printing.output",
+    "claude_print.printing.stream",
+    "claude_print.records.transcript",
+    "claude_print.records.summary",
+    "claude_print.records.pricing",
+    "claude_print.command.doctor",
     "dataclasses",  # pulls in inspect, dis, ast, tokenize (~8 ms)
     "uuid",  # ~3 ms; a session id needs only os.urandom
     "calendar",
@@ -32,7 +33,8 @@ def test_the_modules_a_spawn_needs_import_nothing_late() -> None:
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "import claude_print.__main__, claude_print.cli, claude_print.config, claude_print.runner\n"
+        "import claude_print.__main__, claude_print.command.cli, claude_print.command.config\n"
+        "import claude_print.run.runner\n"
         f"print(' '.join(sorted(set({LATE!r}) & set(sys.modules))))\n"
     )
     # -S: without site, whatever a site-packages .pth imports does not hide a regression.

@@ -10,7 +10,8 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from claude_print import contract, doctor
+from claude_print import contract
+from claude_print.command import doctor
 
 VAR = contract.NONESSENTIAL_TRAFFIC_VAR
 
@@ -84,7 +85,7 @@ def test_no_proxy_bypasses_the_proxy() -> None:
 
 def test_quiet_switches_reach_the_tui() -> None:
     """Motion, tips and the title request off; the user's own value of the variable wins."""
-    from claude_print.pty_session import child_environment
+    from claude_print.tui.pty_session import child_environment
 
     assert child_environment({})["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
     assert (

@@ -9,7 +9,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_print import contract, output, stream
+from claude_print import contract
+from claude_print.printing import output, stream
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 

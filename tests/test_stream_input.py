@@ -17,10 +17,11 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 from conftest import ROOT, Sandbox, entrypoints
 
-from claude_print import contract, stream_input
-from claude_print.emit import Emitter, Trace
-from claude_print.images import Image
-from claude_print.relay import ExtraHook, hook_settings
+from claude_print import contract
+from claude_print.hooks.relay import ExtraHook, hook_settings
+from claude_print.printing.emit import Emitter, Trace
+from claude_print.sdk import answers, stream_input
+from claude_print.tui.images import Image
 
 MOCK = str(ROOT / "mock_claude" / "claude")
 STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
@@ -105,25 +106,6 @@ def test_user_text_refuses_what_the_input_box_cannot_take(content: Any, words: s
     assert (text, images) == ("", ()) and words in problem
 
 
-def test_sdk_hooks_are_read_from_initialize() -> None:
-    hooks = stream_input.sdk_hooks(
-        {
-            "hooks": {
-                "PreToolUse": [
-                    {"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 7},
-                    {"matcher": None, "hookCallbackIds": []},  # nothing to call: dropped
-                ],
-                "Stop": [{"hookCallbackIds": ["hook_2"]}],
-            }
-        }
-    )
-    assert hooks == [
-        stream_input.SdkHook("PreToolUse", "Bash", ("hook_0", "hook_1"), 7.0),
-        stream_input.SdkHook("Stop", None, ("hook_2",), None),
-    ]
-    assert stream_input.sdk_hooks({"hooks": None}) == []
-
-
 def test_sdk_hooks_become_asking_relay_entries_with_their_matcher() -> None:
     settings = hook_settings(
         "/tmp/it's here/hook.sh",
@@ -144,45 +126,6 @@ def test_sdk_hooks_become_asking_relay_entries_with_their_matcher() -> None:
     assert sdk_stop["hooks"][0]["command"].endswith("Stop ask sdk:1")
     assert sdk_stop["hooks"][0]["timeout"] == contract.ASK_TIMEOUT_SECS
     assert relay_stop["hooks"][0]["command"].endswith(" Stop")
-
-
-def test_can_use_tool_answers_become_permission_request_decisions() -> None:
-    tool_input = {"command": "ls"}
-    allow = stream_input.permission_decision(
-        {"behavior": "allow", "updatedInput": tool_input}, tool_input
-    )
-    assert allow["hookSpecificOutput"] == {
-        "hookEventName": "PermissionRequest",
-        "decision": {"behavior": "allow"},  # unchanged input: nothing to update
-    }
-    changed = stream_input.permission_decision(
-        {"behavior": "allow", "updatedInput": {"command": "pwd"}}, tool_input
-    )
-    assert changed["hookSpecificOutput"]["decision"]["updatedInput"] == {"command": "pwd"}
-    deny = stream_input.permission_decision(
-        {"behavior": "deny", "message": "no thanks", "interrupt": True}, tool_input
-    )
-    assert deny["hookSpecificOutput"]["decision"] == {
-        "behavior": "deny",
-        "message": "no thanks",
-        "interrupt": True,
-    }
-
-
-def test_hook_outputs_merge_and_a_stop_stands() -> None:
-    merged = stream_input.merge_hook_outputs(
-        [
-            {"continue": False, "hookSpecificOutput": {"hookEventName": "PreToolUse"}},
-            {"continue": True, "hookSpecificOutput": {"permissionDecision": "deny"}},
-        ]
-    )
-    assert merged == {
-        "continue": False,
-        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"},
-    }
-    assert stream_input.denies_tool("PreToolUse", merged)
-    assert not stream_input.denies_tool("Stop", merged)
-    assert not stream_input.denies_tool("PreToolUse", {})
 
 
 class Channel:
@@ -222,7 +165,7 @@ def test_initialize_is_answered_in_the_release_s_keys(capsys: pytest.CaptureFixt
         keys = list(answer["response"]["response"])
         assert keys[:4] == ["commands", "agents", "output_style", "available_output_styles"]
         assert ("claude_code_version" in keys, "hooks_applied" in keys) == (extra, extra)
-        assert c.channel.hooks == [stream_input.SdkHook("Stop", None, ("h",), None)]
+        assert c.channel.hooks == [answers.SdkHook("Stop", None, ("h",), None)]
 
 
 def test_requests_it_cannot_honour_get_an_error_naming_why(
@@ -556,9 +499,9 @@ def test_the_ts_sdk_s_system_prompt_at_initialize_becomes_tui_flags(
 def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -> None:
     """A finished turn's Stop and its stale transcript poll time must not wake the loop
     (they made it spin at 100 % of a core between turns); stdin, hooks and the child do."""
+    from claude_print.hooks.relay import HookEvent
     from claude_print.options import Options
-    from claude_print.relay import HookEvent
-    from claude_print.runner import Session
+    from claude_print.run.runner import Session
 
     started = time.monotonic()
     options = Options(prompt="", prompt_source="stdin", input_format="stream-json")

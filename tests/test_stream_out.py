@@ -17,12 +17,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 import pytest
 
 from claude_print import contract
-from claude_print.emit import Emitter, Finish
-from claude_print.hook_events import HookWatch
+from claude_print.hooks.hook_events import HookWatch
 from claude_print.options import Options
-from claude_print.stream_out import StreamOut
-from claude_print.transcript_feed import TranscriptFeed
-from claude_print.turn import Turn
+from claude_print.printing.emit import Emitter, Finish
+from claude_print.turns.stream_out import StreamOut
+from claude_print.turns.transcript_feed import TranscriptFeed
+from claude_print.turns.turn import Turn
 
 DATA = Path(__file__).resolve().parent / "data"
 DENIED = "Permission to use this tool was not granted (claude-print runs non-interactively)."

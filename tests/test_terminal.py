@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-from claude_print.terminal import Screen
+from claude_print.tui.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
 FIXTURES = ["trust.bin", "ready.bin", "answer_exit.bin", "scrolled.bin"]

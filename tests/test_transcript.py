@@ -8,7 +8,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from claude_print import transcript as tr
+from claude_print.records import summary as sm
+from claude_print.records import transcript as tr
 
 DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"  # the model `claude -p` keyed modelUsage by in these runs
@@ -224,7 +225,7 @@ def test_is_human_prompt(text: Any, kind: bool) -> None:
 @pytest.mark.parametrize(("tui", "printed"), PAIRS)
 def test_summary_matches_claude_p(tui: str, printed: str) -> None:
     _, turn = turn_of(tui)
-    summary = tr.summarise(turn)
+    summary = sm.summarise(turn)
     expected = load_json(printed)
     assert summary.complete
     assert summary.turn_closed
@@ -240,7 +241,7 @@ def test_summary_matches_claude_p(tui: str, printed: str) -> None:
 
 def test_summary_models_and_model_usage() -> None:
     _, turn = turn_of("tui_tool_denied.transcript.jsonl")
-    summary = tr.summarise(turn)
+    summary = sm.summarise(turn)
     assert summary.models == ["claude-opus-4-8"]
     entry = summary.model_usage["claude-opus-4-8"]
     expected = load_json("p_tool_denied.json")["modelUsage"][OPUS_KEY]
@@ -250,7 +251,7 @@ def test_summary_models_and_model_usage() -> None:
 
 def test_api_error_summary() -> None:
     _, turn = turn_of("tui_error400.transcript.jsonl")
-    summary = tr.summarise(turn)
+    summary = sm.summarise(turn)
     assert summary.is_api_error and summary.api_error_status == 400
     assert summary.error == "unknown"
     assert summary.models == [] and summary.model_usage == {}
@@ -259,7 +260,7 @@ def test_api_error_summary() -> None:
 
 def test_tool_uses_results_and_denials() -> None:
     _, turn = turn_of("tui_tool_denied.transcript.jsonl")
-    summary = tr.summarise(turn)
+    summary = sm.summarise(turn)
     [use] = summary.tool_uses
     assert use["name"] == "Bash"
     assert summary.tool_results == [{"tool_use_id": use["id"], "is_error": True}]
@@ -270,24 +271,24 @@ def test_tool_uses_results_and_denials() -> None:
     assert denial["tool_input"] == printed["tool_input"]
     assert denial["tool_use_id"] == use["id"]
     _, allowed = turn_of("tui_texttool_allowed.transcript.jsonl")
-    assert tr.summarise(allowed).permission_denials == []
+    assert sm.summarise(allowed).permission_denials == []
 
 
 def test_result_is_last_text_block_only() -> None:
     _, turn = turn_of("tui_texts.transcript.jsonl")
     texts = [b["text"] for r in turn if r["type"] == "assistant" for b in r["message"]["content"]]
     assert texts == ["First block.", "Second block."]
-    assert tr.summarise(turn).result_text == "Second block."  # as claude -p, not joined
+    assert sm.summarise(turn).result_text == "Second block."  # as claude -p, not joined
 
 
 def test_usage_counted_once_per_message_id() -> None:
     _, turn = turn_of("tui_texts.transcript.jsonl")
-    assert tr.summarise(turn).usage["output_tokens"] == 6  # both blocks say 6
+    assert sm.summarise(turn).usage["output_tokens"] == 6  # both blocks say 6
 
 
 def test_result_text_kept_byte_exact() -> None:
     _, turn = turn_of("tui_unicode.reordered.transcript.jsonl")
-    assert tr.summarise(turn).result_text == "  héllo ✓ 日本 😀\ntrail\n\n"
+    assert sm.summarise(turn).result_text == "  héllo ✓ 日本 😀\ntrail\n\n"
 
 
 # --- completeness --------------------------------------------------------------
@@ -301,31 +302,31 @@ def test_incomplete_while_answer_missing() -> None:
     _, turn = turn_of("tui_tool_denied.transcript.jsonl")
     last_answer = max(i for i, r in enumerate(turn) if r["type"] == "assistant")
     partial = turn[:last_answer]  # up to the tool result
-    summary = tr.summarise(partial)
+    summary = sm.summarise(partial)
     assert not summary.complete and not summary.turn_closed
     tool_only = [r for r in partial if r["type"] != "user" or tr.is_human_prompt(r)]
-    assert not tr.summarise(tool_only).complete  # last answer asks for a tool
+    assert not sm.summarise(tool_only).complete  # last answer asks for a tool
 
 
 def test_stop_hook_snapshot_has_no_turn_yet() -> None:
     # At Stop-hook time the real transcript held only the ai-title line.
     snapshot = [{"type": "ai-title", "aiTitle": "Fake title", "sessionId": "s"}]
     assert tr.turn_records(snapshot, "s") == []
-    assert not tr.summarise([]).complete
+    assert not sm.summarise([]).complete
 
 
 def test_complete_without_turn_duration_needs_final_stop_reason() -> None:
     _, turn = turn_of("tui_plain.transcript.jsonl")
     open_turn = _without(turn, ("system",))
-    assert tr.summarise(open_turn).complete
-    assert not tr.summarise(open_turn).turn_closed
+    assert sm.summarise(open_turn).complete
+    assert not sm.summarise(open_turn).turn_closed
     answer = next(r for r in open_turn if r["type"] == "assistant")
     for stop in (None, "max_tokens", "tool_use", "pause_turn"):
         changed = dict(answer, message=dict(answer["message"], stop_reason=stop))
         records = [changed if r is answer else r for r in open_turn]
-        assert not tr.summarise(records).complete, stop
+        assert not sm.summarise(records).complete, stop
         closed = [changed if r is answer else r for r in turn]
-        assert tr.summarise(closed).complete, stop  # turn_duration after it: over
+        assert sm.summarise(closed).complete, stop  # turn_duration after it: over
 
 
 def test_turn_duration_must_follow_last_answer() -> None:
@@ -334,12 +335,12 @@ def test_turn_duration_must_follow_last_answer() -> None:
     answers = [r for r in turn if r["type"] == "assistant"]
     final = dict(answers[-1], message=dict(answers[-1]["message"], stop_reason=None))
     records = [final if r is answers[-1] else r for r in turn if r["type"] != "system"]
-    assert not tr.summarise(records).complete
+    assert not sm.summarise(records).complete
     # A closing record chained to an older answer does not close the turn.
     stale = dict(closing, parentUuid=answers[0]["uuid"])
-    assert not tr.summarise([*records, stale]).turn_closed
+    assert not sm.summarise([*records, stale]).turn_closed
     fresh = dict(closing, parentUuid=final["uuid"])
-    assert tr.summarise([*records, fresh]).complete
+    assert sm.summarise([*records, fresh]).complete
 
 
 def test_timestamp_ms() -> None:
@@ -371,6 +372,6 @@ def test_a_custom_command_s_expansion_is_not_a_turn() -> None:
     }
     expansion = [{"type": "text", "text": "Say hello to with arguments\n"}]
     records = [_user("u1", "<command-name>/hello</command-name>"), _user("u2", expansion, True)]
-    assert tr.summarise([*records, answer]).num_turns == 1
+    assert sm.summarise([*records, answer]).num_turns == 1
     later = _user("u3", "later", True)
-    assert tr.summarise([*records, answer, later]).num_turns == 2  # after an answer it counts
+    assert sm.summarise([*records, answer, later]).num_turns == 2  # after an answer it counts

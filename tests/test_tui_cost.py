@@ -14,7 +14,8 @@ from typing import Any, Dict, List
 import pytest
 from conftest import MOCK_CLAUDE, Sandbox, run_claude_print
 
-from claude_print import pricing, tui_cost
+from claude_print.records import pricing
+from claude_print.turns import tui_cost
 
 UNPRICED = "claude-unpriced-9-9"
 

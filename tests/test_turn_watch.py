@@ -9,14 +9,15 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from claude_print import contract, turn_end
+from claude_print import contract
 from claude_print.errors import ClaudePrintError
-from claude_print.hook_events import HookWatch
-from claude_print.keys import Keyboard
-from claude_print.relay import HookEvent
-from claude_print.transcript_feed import TranscriptFeed
-from claude_print.turn import Turn
-from claude_print.turn_watch import (
+from claude_print.hooks.hook_events import HookWatch
+from claude_print.hooks.relay import HookEvent
+from claude_print.tui.keys import Keyboard
+from claude_print.turns import turn_end
+from claude_print.turns.transcript_feed import TranscriptFeed
+from claude_print.turns.turn import Turn
+from claude_print.turns.turn_watch import (
     INTERRUPT_SETTLE,
     MISSING_HOOK_GRACE,
     STOP_CLOSE_QUIET,

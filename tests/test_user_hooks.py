@@ -9,8 +9,8 @@ from typing import Any, Dict, Optional, Sequence
 
 import pytest
 
-from claude_print import permissions
-from claude_print.user_hooks import stop_hooks_possible
+from claude_print.hooks import permissions
+from claude_print.hooks.user_hooks import stop_hooks_possible
 
 STOP = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
 FILES = {

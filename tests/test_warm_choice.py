@@ -8,8 +8,9 @@ from typing import Optional
 
 import pytest
 
-from claude_print import contract, warm
+from claude_print import contract
 from claude_print.options import Options
+from claude_print.warm_start import warm
 
 LIMIT = contract.MAX_ARGV_PROMPT_BYTES
 SIZES = [1, 3, 10, 48, 50, 51, 300, 1000, 4000, 30000, LIMIT - 1, LIMIT, LIMIT + 1, 400000]

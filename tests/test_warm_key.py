@@ -16,9 +16,9 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from claude_print import handover, warm
 from claude_print.errors import ClaudePrintError
 from claude_print.options import Options
+from claude_print.warm_start import handover, warm
 
 NOBODY = 65534
 ROOT_ONLY = pytest.mark.skipif(os.getuid() != 0, reason="switches to user nobody: root only")
@@ -121,8 +121,9 @@ def test_a_directory_made_again_at_the_same_path_is_another_key(
 def _key_in(argv_prefix: List[str], binary: str, cwd: str) -> str:
     """The key as a child process sees it (under `argv_prefix`: unshare, setpriv ...)."""
     code = (
-        "import json, sys; from claude_print import warm; from claude_print.options import "
-        "Options; print(warm.key(Options(prompt='hi', prompt_source='argv', claude_binary="
+        "import json, sys; from claude_print.warm_start import warm; "
+        "from claude_print.options import Options; "
+        "print(warm.key(Options(prompt='hi', prompt_source='argv', claude_binary="
         f"{binary!r}), json.loads(sys.argv[1]), {cwd!r}))"
     )
     import json
@@ -252,8 +253,8 @@ def _check_foreign_socket(tmp_path: Path, binary: str) -> None:
         with sock:
             sock.connect(paths.socket)
             assert handover.peer(sock)[1] == NOBODY
-        from claude_print.signals import SignalPipe
-        from claude_print.warm_link import Link
+        from claude_print.run.signals import SignalPipe
+        from claude_print.warm_start.warm_link import Link
 
         signals = SignalPipe()
         signals.install()
@@ -277,7 +278,7 @@ def test_a_keeper_refuses_a_request_of_another_user() -> None:
     """The keeper's check: a connection whose other end is another user's process is
     told "another user" and gets nothing (here over an abstract socket, which needs no
     directory nobody could enter)."""
-    from claude_print import keeper
+    from claude_print.warm_start import keeper
 
     address = f"\0claude-print-test-{os.getpid()}"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -35,9 +35,9 @@ from test_warm import (
     was_warm,
 )
 
-from claude_print import handover, warm, warm_pool
 from claude_print.errors import ClaudePrintError
 from claude_print.options import Options
+from claude_print.warm_start import handover, warm, warm_pool
 
 KEY = "0123456789abcdef0123456789abcdef"
 WAIT = 30.0  # generous bound for a fake keeper's thread

@@ -63,7 +63,7 @@ def test_first_start_extracts_later_starts_skip_shivs_bootstrap(pyz: Path, tmp_p
     second = run_pyz(pyz, tmp_path, ["--version"])
     assert (second.returncode, second.stdout) == (0, first.stdout)
     names = imported(second)
-    assert "claude_print.cli" in names
+    assert "claude_print.command.cli" in names
     assert not [n for n in names if n.startswith("_bootstrap")], sorted(names)
 
 

@@ -1,0 +1,132 @@
+"""The boot phase: from the spawn to the input box.
+
+`StartupScreens` answers the startup dialogs Claude Code shows before its input box
+(trust, asked-for bypass mode), refuses the ones a script must not answer, and fails
+loudly on a dialog nobody has seen before. `Boot` adds the clock and the argv prompt,
+which submits itself once the box is up. What the screens look like is `screens.py`'s
+business; this module decides what to press."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+from claude_print import contract
+from claude_print.errors import Fail
+from claude_print.tui import screens
+from claude_print.tui.delivery import GRACE as PROMPT_ARRIVAL_GRACE
+from claude_print.tui.keys import Keyboard
+
+UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
+REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
+ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
+
+STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
+SLASH_HINT = (
+    "; a custom slash command (the only kind claude-print passes to the TUI) may print "
+    "instead of asking the model"
+)
+
+READY = "ready"
+
+
+class StartupScreens:
+    """`step()` is called with the rendered screen whenever no key is on its way."""
+
+    def __init__(self, wants_bypass: bool, fail: Fail, trace: Callable[[str], None]) -> None:
+        self.wants_bypass = wants_bypass
+        self.fail = fail
+        self.trace = trace
+        self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
+        self.unknown_since: Optional[float] = None
+        self.caret_missing_since: Optional[float] = None
+
+    def step(
+        self, lines: List[str], now: float, last_output: float, quiet_since: float
+    ) -> Optional[Union[bytes, str]]:
+        """READY once the input box is up, a key to send, or None to wait."""
+        state = screens.classify(lines)
+        if state.kind in contract.ANSWERED_SCREENS:
+            self.unknown_since = None
+            if now - quiet_since < contract.QUIET_BEFORE_DIALOG_KEYS:
+                return None  # the dialog may still be mounting: a key now can be lost
+            return self._answer(state, lines, now)
+        if state.kind in screens.BLOCKING_ADVICE:
+            raise self.fail(screens.BLOCKING_ADVICE[state.kind], lines)
+        if state.kind == "ready":
+            return READY
+        if state.kind == "choice":
+            self.unknown_since = self.unknown_since or now
+            if now - self.unknown_since >= UNKNOWN_SCREEN_GRACE and now - last_output >= 1.0:
+                raise self.fail("Claude Code shows a screen claude-print does not know", lines)
+        return None
+
+    def _answer(self, state: screens.ScreenState, lines: List[str], now: float) -> Optional[bytes]:
+        if state.kind == "bypass" and not self.wants_bypass:
+            raise self.fail(
+                "Claude Code asks to accept bypass-permissions mode (not asked for)", lines
+            )
+        label = contract.ANSWERED_SCREENS[state.kind]
+        key = screens.next_key(state, label)
+        if key is None and state.selected is None and label in " ".join(lines):
+            # Its caret is not drawn yet (seen on 2.1.330's --add-dir dialog): wait for it.
+            self.caret_missing_since = self.caret_missing_since or now
+            if now - self.caret_missing_since < UNKNOWN_SCREEN_GRACE:
+                return None
+        self.caret_missing_since = None
+        if key is None:
+            raise self.fail(f"cannot find {label!r} on the {state.kind} screen", lines)
+        # The same key again only when the screen did not react to it: an arrow that
+        # left the caret where it was was lost; an Enter that left the dialog up, too.
+        last = self.answered.get(state.kind)
+        wait = REANSWER_AFTER if key == contract.KEY_ENTER else ARROW_RETRY
+        if last is not None and last[1] == state.selected and now - last[0] < wait:
+            return None
+        choice = state.choices[state.selected or 0]
+        action = "Enter" if key == contract.KEY_ENTER else f"moving to {label!r}"
+        self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
+        self.answered[state.kind] = (now, state.selected)
+        return key
+
+
+class Boot:
+    """`step()` is called after every batch of I/O while no key is on its way: READY once
+    the input box is up (an argv prompt has then gone in by itself), a key to press, or
+    None to wait. Fails on a startup that never reaches the box."""
+
+    def __init__(
+        self,
+        screens: StartupScreens,
+        argv_prompt: Optional[str],
+        started: float,
+        fail: Fail,
+        trace: Callable[[str], None],
+    ) -> None:
+        self.screens = screens
+        self.argv_prompt = argv_prompt  # the prompt given to the TUI as its argument
+        self.started = started
+        self.fail = fail
+        self.trace = trace
+
+    def step(
+        self, now: float, lines: List[str], keys: Keyboard, transcript_exists: bool
+    ) -> Optional[Union[bytes, str]]:
+        outcome = self.screens.step(lines, now, keys.last_output, keys.quiet_since)
+        if isinstance(outcome, bytes):
+            return outcome
+        argv = self.argv_prompt
+        if outcome == READY:
+            if argv is not None:
+                self.trace("input box ready; the argv prompt submits itself")
+            return READY
+        if argv is not None and transcript_exists:
+            return READY  # the argv prompt went in by itself: its transcript exists
+        if argv is not None and argv.startswith("/") and now - self.started >= PROMPT_ARRIVAL_GRACE:
+            # 2.1.330 opens a built-in command's panel instead of the input box.
+            raise self.fail(
+                f"the prompt started no turn within {PROMPT_ARRIVAL_GRACE:g}s{SLASH_HINT}", lines
+            )
+        if now - self.started >= STARTUP_TIMEOUT:
+            what = "drew nothing" if not any(lines) else "never showed its input box"
+            raise self.fail(f"Claude Code {what} within {STARTUP_TIMEOUT:g}s", lines)
+        return None

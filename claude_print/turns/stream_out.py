@@ -1,0 +1,236 @@
+"""stream-json output during a turn: the transcript's records become `claude -p`'s
+events (`stream.StreamConverter`), with the turn's init line before the first of them,
+a `system/permission_denied` note before a denied tool's result (2.1.238 on), and the
+runs of the user's hooks released at their place (after the tool call they are about)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+
+from claude_print import contract
+from claude_print.hooks import hook_events
+from claude_print.hooks.hook_events import HookWatch
+from claude_print.ids import random_uuid
+from claude_print.printing.emit import Emitter
+
+if TYPE_CHECKING:
+    from claude_print.options import Options
+    from claude_print.printing.stream import StreamConverter
+    from claude_print.turns.transcript_feed import TranscriptFeed
+    from claude_print.turns.turn import Turn
+
+
+class StreamOut:
+    def __init__(
+        self,
+        emitter: Emitter,
+        facts: Callable[[], contract.Facts],
+        hook_watch: Callable[[], HookWatch],
+        options: Options,
+        transcript: TranscriptFeed,
+        turn: Callable[[], Turn],
+        permission_mode: Callable[[], str],
+    ) -> None:
+        self.emitter = emitter
+        self.facts = facts  # the release may be learned late
+        self.hook_watch = hook_watch
+        self.options = options
+        self.transcript = transcript
+        self.turn = turn  # the turn under way
+        self.permission_mode = permission_mode  # set_permission_mode may change it
+        self.mcp_servers: List[str] = []  # --mcp-config's servers, for system/init
+        self.converter: Optional[StreamConverter] = None
+        self.session_id = ""
+        self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
+        self.model = ""  # the model in use, once an answer names it
+
+    def open(self, session_id: str, reports: bool, reported: Optional[Any], own_dir: str) -> None:
+        """Convert this session's records; with `reports`, runs of the user's settings
+        hooks (of the `reported` events, None: all) come from the transcript's records of
+        them (hooks under `own_dir` are claude-print's, not reported)."""
+        from claude_print.printing.stream import StreamConverter
+
+        def hook_runs(record: Dict[str, Any]) -> List[Dict[str, Any]]:
+            return hook_events.from_attachment(record, reported, own_dir, session_id)
+
+        self.session_id = session_id
+        self.converter = StreamConverter(session_id, hook_runs=hook_runs if reports else None)
+
+    def feed(self, record: Dict[str, Any]) -> None:
+        if self.converter is not None:
+            self.converter.facts = self.facts()
+            self._emit(self.converter.feed(record))
+            if self.converter.in_turn and self.emitter.streams_events:
+                self._early_init(record)
+
+    def init_at_submission(self) -> None:
+        """The turn's prompt went in: its init line now if the model is known (an
+        earlier turn, the options), or where the transcript will not tell it (before
+        2.1.270) with the release's default as its `claude -p` names it; else it goes
+        once the transcript records the model (`_early_init`)."""
+        model = self.model
+        if not model and not self.facts().model_record:
+            from claude_print.printing.output import default_model_usage_key
+
+            model = default_model_usage_key(self.facts().version) or ""
+        if model:
+            self.init(model)
+
+    def _early_init(self, record: Dict[str, Any]) -> None:
+        """The CLI prints the turn's init line as the turn starts, which an SDK program
+        waits for (to interrupt, say). The TUI records the model it will use (2.1.270
+        on) and, from 2.1.330, the request's shape just before it sends it: the init
+        line goes out then, with the tools (`session_info`), not with the answer."""
+        model = announced_model(record)
+        if model:
+            self.model = model
+            if not self.facts().request_shape_record:
+                self.init(model)
+        elif record.get("type") == "api-request-shape" and self.model:
+            self.init(self.model)
+
+    def flush(self) -> None:
+        """The turn is over: what the converter holds, the init line if none went yet,
+        the user's hook runs still held."""
+        if self.converter is not None:
+            self._emit(self.converter.flush())
+        if self.emitter.streams_events:
+            self.init("")
+        self.release_hooks(turn_over=True)
+
+    def init(self, model: str = "") -> None:
+        """The turn's init line (and replayed message), once (given the model, if known)."""
+        turn = self.turn()
+        session_id = self.transcript.session_id
+        if turn.init_sent or session_id is None:
+            return
+        turn.init_sent = True
+        for event in init_events(
+            self.options,
+            self.permission_mode(),
+            session_id,
+            model,
+            self.facts().version,
+            self.transcript.path,
+            turn.replay,
+            self.transcript.of(turn),
+            self.transcript.records,
+            self.mcp_servers,
+        ):
+            self.emitter.event(event)
+
+    def release_hooks(self, turn_over: bool = False) -> None:
+        for event in self.hook_watch().release(self.tool_names, turn_over):
+            self.emitter.event(event)
+
+    def _emit(self, events: List[Dict[str, Any]]) -> None:
+        for event in events:
+            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE):
+                self.emitter.event(event)  # claude -p reports hooks before system/init
+                continue
+            if event.get("type") == "assistant":
+                model = str(event.get("message", {}).get("model", ""))
+                if model and not model.startswith("<"):  # not "<synthetic>" (an API error)
+                    self.model = model
+                self.init(model)
+                self.tool_names.update(tool_names(event))
+            self.init("")
+            if event.get("type") == "user" and self.facts().permission_denied_event:
+                for tool_use_id in denied_tool_use_ids(event):
+                    self.emitter.event(self.permission_denied(tool_use_id))
+            self.emitter.event(event)
+            if event.get("type") == "assistant":
+                self.release_hooks()  # the user's hooks for the tools it calls
+
+    def permission_denied(self, tool_use_id: str) -> Dict[str, Any]:
+        """stream-json's note on a denied tool (2.1.238 on), before its tool result."""
+        return {
+            "type": "system",
+            "subtype": "permission_denied",
+            "tool_name": self.tool_names.get(tool_use_id, ""),
+            "tool_use_id": tool_use_id,
+            "message": contract.DENY_MESSAGE,
+            "uuid": random_uuid(),
+            "session_id": self.session_id,
+        }
+
+
+def init_events(
+    options: Options,
+    permission_mode: str,
+    session_id: str,
+    model: str,
+    claude_version: str,
+    transcript_path: Optional[str],
+    replay: Optional[Dict[str, Any]],
+    records: List[Dict[str, Any]],
+    session_records: List[Dict[str, Any]],
+    mcp_servers: List[str],
+) -> List[Dict[str, Any]]:
+    """A turn's first lines: `system/init`, then (--replay-user-messages) the user
+    message it answers, as the CLI echoes it."""
+    from claude_print.printing.stream import init_event
+    from claude_print.records.session_info import session_lists
+
+    memory = (
+        os.path.join(os.path.dirname(transcript_path), "memory", "") if transcript_path else None
+    )
+    lists = session_lists(session_records)
+    events = [
+        init_event(
+            cwd=os.getcwd(),
+            session_id=session_id,
+            model=model or options.model or "",
+            permission_mode=permission_mode,
+            claude_version=claude_version,
+            api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
+            analytics_disabled=bool(os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")),
+            memory_paths={"auto": memory} if memory else None,
+            tools=lists["tools"],
+            mcp_servers=[{"name": name, "status": "connected"} for name in mcp_servers],
+            agents=lists["agents"],
+            skills=lists["skills"],
+        )
+    ]
+    if replay is not None:
+        from claude_print.records.transcript import is_human_prompt
+        from claude_print.sdk.user_events import replay_event
+
+        prompts = [r for r in records if is_human_prompt(r)]
+        events.append(replay_event(replay, session_id, prompts[0] if prompts else None))
+    return events
+
+
+def announced_model(record: Dict[str, Any]) -> Optional[str]:
+    """The model a `model` attachment says the turn uses (2.1.270 on), if this is one."""
+    attachment = record.get("attachment")
+    if record.get("type") != "attachment" or not isinstance(attachment, dict):
+        return None
+    identity = attachment.get("identity") if attachment.get("type") == "model" else None
+    model = identity.get("modelId") if isinstance(identity, dict) else None
+    return model if isinstance(model, str) and model else None
+
+
+def tool_names(event: Dict[str, Any]) -> Dict[str, str]:
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return {
+        str(b.get("id")): str(b.get("name"))
+        for b in blocks
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
+
+
+def denied_tool_use_ids(event: Dict[str, Any]) -> List[str]:
+    """Tool results that carry claude-print's own PermissionRequest denial."""
+    content = event.get("message", {}).get("content")
+    blocks = content if isinstance(content, list) else []
+    return [
+        str(b.get("tool_use_id"))
+        for b in blocks
+        if isinstance(b, dict)
+        and b.get("type") == "tool_result"
+        and b.get("is_error")
+        and b.get("content") == contract.DENY_MESSAGE
+    ]

@@ -1,0 +1,238 @@
+"""Warm start, the keeper's side: a detached claude-print that boots a TUI as a run
+would, waits at its input box for one run with its key, and then is that run.
+
+Its life:
+1. the key's lock (one keeper per key) and its socket (handover.py);
+2. the fingerprint of what the TUI will read (fingerprint.py), then the boot, exactly
+   as a cold run's (`Session.boot_up`) but with prompts to come by the editor, and the
+   wait for its MCP servers that a cold run's first prompt makes (then "ready");
+3. waiting, at most `options.warm` seconds of idling, for a run to connect;
+4. the run's request: a fingerprint equal to the recorded one, else "stale" and out;
+   then the run's stdout and stderr become ours, the run's clock the session's, and the
+   turn goes as a cold run's (`Session.take_turn`); the exit code goes back;
+5. shutdown, as a cold run's.
+A keeper killed with SIGKILL takes its TUI with it: the TUI exits once its terminal is
+gone (measured on 2.1.197 and 2.1.331: 0.1 s), and the next run sweeps the relay dir.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+from claude_print.errors import ClaudePrintError
+from claude_print.options import Options
+from claude_print.printing.emit import Emitter, Trace
+from claude_print.run import launch
+from claude_print.run.runner import Session, guarded
+from claude_print.run.signals import SIGNALS
+from claude_print.turns.turn import Turn
+from claude_print.warm_start import fingerprint, handover
+
+# The prompt the keeper's session is built with; never typed (prompts come by the editor).
+PLACEHOLDER = "(warm start: the prompt comes later)"
+BOOT_LIMIT = 120.0  # seconds for the keeper's TUI to reach its input box
+READY_MARK = handover.READY  # written into the lock file once the TUI waits at its box
+REQUEST_WAIT = 10.0  # seconds from a connection to its request
+MCP_POLL = 0.05  # seconds between looks for the MCP servers' ready files
+
+
+def serve(options: Options, claim: handover.Claim, listener: socket.socket) -> int:
+    """The keeper's whole life (in the detached process), once it holds its key's claim
+    and listens on its socket; its exit status."""
+    # Outside the session's pump a signal (its caller's watch sends one when the caller
+    # goes) must not end the keeper in the middle of the session's cleanup.
+    for signum in SIGNALS:
+        signal.signal(signum, lambda signum, frame: None)
+    try:
+        return _keep(options, listener, claim)
+    finally:
+        listener.close()
+        claim.release()
+
+
+def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> int:
+    paths = fingerprint.named(options.forwarded, options.mcp_configs)
+    recorded = fingerprint.take(os.getcwd(), os.environ, paths=paths)
+    started = time.monotonic()
+    held = options._replace(prompt=PLACEHOLDER, prompt_source="stdin", prompt_via="editor")
+    trace = Trace(options.trace, started)
+    session = Session(held, trace, Emitter(options.output_format, options.verbose), started)
+    try:
+        session.deadline = started + BOOT_LIMIT
+        try:
+            session.boot_up()
+            _import_the_rest()
+            # Its MCP servers up and their tools taken in, as a cold run's first prompt
+            # waits for them: a run's prompt then goes in at once.
+            session.wait(lambda now: _mcp_settled(session, now), [], MCP_POLL)
+            claim.mark(READY_MARK)
+            session.deadline = time.monotonic() + options.warm
+            conn = session.wait(lambda now: _accept(listener), [listener.fileno()])
+        except ClaudePrintError:
+            return 1  # a boot that fails, or nobody came: the TUI goes with it
+        # One run only: later ones find no socket and start a keeper of their own.
+        listener.close()
+        claim.release()
+        with conn:
+            return _serve_run(conn, session, trace, recorded)
+    finally:
+        session.close()
+
+
+def _mcp_settled(session: Session, now: float) -> Optional[bool]:
+    return None if session.mcp is not None and session.mcp.holding(now) else True
+
+
+def _import_the_rest() -> None:
+    """A cold run imports what its turn's end needs while its TUI boots; a keeper's run
+    would import it on its critical path (about 35 ms), so the keeper does it now."""
+    import importlib
+    import pkgutil
+
+    import claude_print
+
+    lazy = (
+        "claude_print.__main__",
+        "claude_print.run.file_downloads",
+        "claude_print.needle.__main__",
+    )
+    for module in pkgutil.walk_packages(claude_print.__path__, "claude_print."):
+        if module.name not in lazy:
+            importlib.import_module(module.name)
+
+
+def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: str) -> int:
+    conn.settimeout(REQUEST_WAIT)
+    try:
+        request, fds = handover.receive(conn)
+    except (OSError, ValueError, ClaudePrintError):
+        return 1
+    if request is None or len(fds) != 2:
+        _close_all(fds)
+        return 1
+    if not _handed_over(conn, request, recorded, session):
+        _close_all(fds)
+        return 0
+    for target, fd in zip((1, 2), fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    trace.enabled = bool(request.get("trace"))
+    prompt, started, timeout = request["prompt"], request["started"], request["timeout"]
+    turn = _adopt(session, trace, prompt, started, timeout)
+    _watch_caller(conn)
+    try:
+        code = guarded(session, lambda: _checked_turn(session, turn, trace))
+    except OSError:  # the run gave us up (its timeout) and closed our output
+        code = 1
+    _let_go_of_output()
+    with contextlib.suppress(OSError):
+        handover.send(conn, {"exit": code})
+    return 0
+
+
+def _handed_over(
+    conn: socket.socket, request: Dict[str, Any], recorded: str, session: Session
+) -> bool:
+    """Whether the run's prompt is ours now: its request fits this TUI, we said so, and
+    the run said go. It may have given us up meanwhile (its deadline, a signal): only
+    its go makes the prompt ours, so a prompt never runs in a keeper and a cold run."""
+    _pid, uid = handover.peer(conn)
+    stale = _why_stale(request, recorded, uid)
+    try:
+        if stale:
+            handover.send(conn, {"stale": stale})
+            return False
+        accepted = {
+            "accepted": True,
+            "session_id": session.session_id or "",
+            "claude_version": session.claude_version,
+        }
+        handover.send(conn, accepted)
+        go, more = handover.receive(conn)
+    except (OSError, ValueError, ClaudePrintError):
+        return False
+    _close_all(more)
+    return bool(go and go.get("go"))
+
+
+def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
+    if uid != os.getuid():
+        return "another user"
+    if request.get("fingerprint") != recorded:
+        return "what the TUI read at its start has changed since"
+    ok = (
+        isinstance(request.get("prompt"), str)
+        and isinstance(request.get("started"), (int, float))
+        and isinstance(request.get("timeout"), (int, float))
+    )
+    return "" if ok else "a malformed request"
+
+
+def _adopt(session: Session, trace: Trace, prompt: str, started: float, timeout: float) -> Turn:
+    """From here on the session is the run's: its prompt, its clock, its deadline."""
+    session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace.enabled)
+    session.started = trace.started = started
+    session.deadline = started + timeout
+    trace(f"warm start: keeper {os.getpid()} took the prompt")
+    return Turn(prompt, session.delivery, started)
+
+
+def _checked_turn(session: Session, turn: Turn, trace: Trace) -> int:
+    launch.check_prompt(turn.prompt, session.delivery, session.facts, trace)
+    return session.take_turn(turn)
+
+
+def _watch_caller(conn: socket.socket) -> None:
+    """The run that handed us its prompt is gone (SIGKILL, or it gave us up at its
+    deadline): end as an interrupted run."""
+
+    def watch() -> None:
+        with contextlib.suppress(OSError):
+            conn.settimeout(None)
+            while conn.recv(1):
+                pass
+        # Its output pipes have no reader now: what we still write goes nowhere, and a
+        # write must not fail the session's cleanup.
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="caller-watch", daemon=True).start()
+
+
+def _let_go_of_output() -> None:
+    """Flush and drop the run's stdout and stderr: its caller may read to end of file."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _accept(listener: socket.socket) -> Optional[socket.socket]:
+    try:
+        conn, _ = listener.accept()
+    except (BlockingIOError, InterruptedError):
+        return None
+    conn.setblocking(True)
+    return conn
+
+
+def _close_all(fds: List[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+__all__: Tuple[str, ...] = ("serve",)
