@@ -94,6 +94,15 @@ def _runs_on(item: pytest.Item, core_only: List[str], newest: str) -> bool:
     return release == newest or item.get_closest_marker("newest_only") is None
 
 
+def _cost_rank(item: pytest.Item) -> int:
+    """Slow tests first, then the rest of the e2e tests, then the fast ones: the longest
+    work starts first and the short tests fill the workers' tails (xdist's work stealing
+    takes from the end of a worker's queue)."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
+    return 1 if item.get_closest_marker("e2e") is not None else 2
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     core_only = core_only_releases()
     newest = newest_release()
@@ -103,6 +112,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
         (keep if _runs_on(item, core_only, newest) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
+    keep.sort(key=_cost_rank)  # stable: each group keeps pytest's order
     items[:] = keep
 
 
