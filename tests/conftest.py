@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -41,6 +42,7 @@ def real_claude_paths() -> List[str]:
     return [path for path in configured.split(os.pathsep) if path]
 
 
+@functools.lru_cache(maxsize=None)
 def claude_release(binary: str) -> str:
     from claude_print.tui.release import installed_version
 
@@ -68,19 +70,50 @@ def core_only_releases() -> List[str]:
     return [row[0] for row in rows if "core" in row[1:]]
 
 
+def _version_key(release: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in (release or "0.0.0").split("."))
+
+
+def newest_release() -> str:
+    """The newest Claude Code the e2e tests drive in this run: the only one that takes the
+    `newest_only` cases (the rest of a space beyond its sample)."""
+    return max((claude_release(path) for path in real_claude_paths()), key=_version_key)
+
+
+def _runs_on(item: pytest.Item, core_only: List[str], newest: str) -> bool:
+    """An e2e case runs on its release unless the release is `core` (tests/matrix.txt)
+    and the test not `matrix`, or the case is `newest_only` and its release not the
+    newest of the run."""
+    callspec = getattr(item, "callspec", None)
+    binary = callspec.params.get("real_claude") if callspec is not None else None
+    if binary is None:
+        return True
+    release = claude_release(str(binary))
+    if release in core_only and item.get_closest_marker("matrix") is None:
+        return False
+    return release == newest or item.get_closest_marker("newest_only") is None
+
+
+def _cost_rank(item: pytest.Item) -> int:
+    """Slow tests first, then the rest of the e2e tests, then the fast ones: the longest
+    work starts first and the short tests fill the workers' tails (xdist's work stealing
+    takes from the end of a worker's queue)."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
+    return 1 if item.get_closest_marker("e2e") is not None else 2
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    core_only = {f"cc{release}" for release in core_only_releases()}
-    keep, drop = [], []
+    core_only = core_only_releases()
+    newest = newest_release()
+    keep: List[pytest.Item] = []
+    drop: List[pytest.Item] = []
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        on = callspec.id.split("-") if callspec is not None else []
-        if core_only.intersection(on) and item.get_closest_marker("matrix") is None:
-            drop.append(item)
-        else:
-            keep.append(item)
+        (keep if _runs_on(item, core_only, newest) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    keep.sort(key=_cost_rank)  # stable: each group keeps pytest's order
+    items[:] = keep
 
 
 # --- no process of the test session may outlive it -------------------------------------

@@ -215,6 +215,7 @@ def test_api_error_exits_1_like_claude_p(real_claude: str, sandbox: Sandbox) -> 
     check_api_error_like_claude_p(sandbox, real_claude)
 
 
+@pytest.mark.slow  # nine runs one after the other
 def test_delivery_paths_are_pinned(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:

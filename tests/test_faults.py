@@ -973,6 +973,7 @@ def test_twenty_parallel_runs_against_the_mock(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # eight TUIs at once
 def test_eight_parallel_runs_against_the_real_tui(
     real_claude: str, fake_api: FakeApiServer, sandbox: Sandbox
 ) -> None:

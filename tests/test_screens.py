@@ -341,6 +341,22 @@ def test_version_on_screen() -> None:
     assert screens.claude_version_on_screen(capture("trust.bin")) is None
 
 
+@pytest.mark.parametrize("name", ["ready.bin", "cc-2.1.248-ready.bin", "cc-2.1.330-ready.bin"])
+def test_a_banner_read_in_pieces_never_names_another_release(name: str) -> None:
+    """The TUI's output fed a byte at a time, as reads can split it: the version is read
+    whole or not yet (2.1.330's banner line ends with its number; every banner's "v2.1.3"
+    once stood for 2.1.3 under load, and the run took that release's facts)."""
+    data = (SCREENS / name).read_bytes()
+    whole = screens.claude_version_on_screen(capture(name))
+    assert whole is not None
+    screen = Screen(120, 50)
+    seen = set()
+    for i in range(len(data)):
+        screen.feed(data[i : i + 1])
+        seen.add(screens.claude_version_on_screen(screen.lines()))
+    assert seen == {None, whole}
+
+
 # ------------------------------------------------------- the input box
 
 

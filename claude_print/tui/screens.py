@@ -217,10 +217,14 @@ def next_key(state: ScreenState, label: str) -> Optional[bytes]:
 
 
 def claude_version_on_screen(lines: List[str]) -> Optional[str]:
-    for line in lines:
+    """The release the welcome banner names, once something is drawn after its number: a
+    read of the terminal can end in the middle of the TUI's write, and "v2.1.3" is how
+    "v2.1.332" starts (taken for 2.1.3, a run used the facts of a release it was not)."""
+    for index, line in enumerate(lines):
         match = _VERSION.search(line)
         if match:
-            return match.group(1)
+            after = line[match.end() :].strip() or any(rest.strip() for rest in lines[index + 1 :])
+            return match.group(1) if after else None
     return None
 
 
