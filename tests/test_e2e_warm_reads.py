@@ -44,6 +44,9 @@ _CALL = re.compile(r'^(?:\d+\s+)?(\w+)\((?:AT_FDCWD, |(\d+), )?"((?:[^"\\]|\\.)*
 def excused(home: Path, project: Path, tmp: Path, binary: str) -> List[Tuple[str, str]]:
     claude = home / ".claude"
     install = str(Path(binary).resolve().parent.parent.parent)  # the npm package dir
+    # The path the run names it by, when the cache is reached through a symlink (a CI
+    # home whose ~/.cache links elsewhere: the TUI execs and reads it by that path).
+    named = str(Path(binary).parent.parent.parent)
     return [
         ("/proc/", "the process's own state"),
         ("/sys/", "the machine"),
@@ -64,6 +67,7 @@ def excused(home: Path, project: Path, tmp: Path, binary: str) -> List[Tuple[str
         ("/etc/os-release", "the OS (the key holds the machine's binary)"),
         ("/etc/gitconfig", "git's system config: git status is fingerprinted"),
         (install, "the Claude Code binary: in the key by path, size and mtime"),
+        (named, "the same, by the path the run names it"),
         (str(tmp), "the run's temp dir: claude-print's own files, made from the key"),
         (str(claude / "projects"), "transcripts: the session is new"),
         (str(claude / "todos"), "the session's own todo files"),

@@ -45,7 +45,7 @@ from claude_print.turns.results import Results
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
-from claude_print.turns.turn_watch import TRANSCRIPT_POLL, TurnWatch
+from claude_print.turns.turn_watch import TRANSCRIPT_POLL, TurnWatch, prompt_recorded
 
 if TYPE_CHECKING:
     from claude_print.sdk.stream_input import ControlChannel
@@ -246,6 +246,9 @@ class EventLoop:
     def _press_interrupt(self, now: float, why: str = "") -> None:
         turn = self.turn
         if self.channel is not None and self.channel.interrupts and turn.interrupt_at is None:
+            if not prompt_recorded(self.transcript, turn):
+                self.trace(f"interrupt: held until the TUI records the prompt{why}")
+                return  # the turn's watch presses it (turn_watch.HELD_INTERRUPT_LIMIT)
             self.trace(f"interrupt: pressing Esc{why}")
             turn.interrupt_at = now
             self.keys.press_now(contract.KEY_ESCAPE, now)

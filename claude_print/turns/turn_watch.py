@@ -50,6 +50,11 @@ INTERRUPT_SETTLE = 3.0  # after Esc, the interruption is reported after this at 
 # Not sooner: a second Esc on an idle TUI is a key of its own (a double Esc rewinds).
 ESC_AGAIN_AFTER = 0.5
 ESC_TRIES = 3
+# An interrupt is pressed once the TUI has recorded its turn's prompt: an Esc between
+# the prompt's Enter and that record drops the turn unrecorded (2.1.332: 1 run in 4 with
+# a prompt and an interrupt sent at once), where the CLI's transcript has the prompt. A
+# prompt the TUI never records (a hook blocked it) gets its Esc after this.
+HELD_INTERRUPT_LIMIT = 3.0
 # The reasons of claude-print's own `continue: false` answers start with this.
 OWN_STOP_PREFIX = "claude-print:"
 
@@ -89,6 +94,14 @@ def ended_early(
 UNKNOWN_COMMAND = ("Unknown skill", "Unknown command")
 
 
+def prompt_recorded(transcript: TranscriptFeed, turn: Turn) -> bool:
+    """The TUI's transcript has the turn's prompt (an Esc now interrupts a recorded turn)."""
+    from claude_print.records.transcript import is_human_prompt
+
+    transcript.poll()
+    return any(is_human_prompt(record) for record in transcript.of(turn))
+
+
 class TurnWatch:
     def __init__(
         self,
@@ -125,6 +138,8 @@ class TurnWatch:
         """When the pump must call `step` again even if nothing happens."""
         if self.turn.stop_event is not None:
             return now + TRANSCRIPT_POLL
+        if self.turn.interrupt_at is None and self.interrupts:
+            return now + TAIL_INTERVAL  # a held interrupt: until the prompt is recorded
         rules = self.rules
         if self.transcript.tail is not None and (
             rules.streams or rules.max_turns or rules.structured_max is not None
@@ -140,6 +155,8 @@ class TurnWatch:
             return self._budget_exhausted(self._summary())
         if turn.stop_event is not None:
             return self._after_stop(now)
+        if turn.interrupt_at is None and self.interrupts:
+            self._press_held_interrupt(now)
         if turn.interrupt_at is not None:
             verdict = self._interrupted(now)
             if verdict is not None:
@@ -311,6 +328,16 @@ class TurnWatch:
         summary = self._summary()
         notice = interruption_event(self.transcript.session_id or "")
         return Verdict(summary, lambda ctx: turn_end.interrupted(summary, ctx), notice)
+
+    def _press_held_interrupt(self, now: float) -> None:
+        """The Esc of an interrupt held until the TUI recorded the turn's prompt."""
+        turn = self.turn
+        recorded = prompt_recorded(self.transcript, turn)
+        if recorded or now - (turn.submitted_at or now) >= HELD_INTERRUPT_LIMIT:
+            why = "the prompt is recorded" if recorded else "the prompt was never recorded"
+            self.trace(f"interrupt: pressing Esc ({why})")
+            turn.interrupt_at = now
+            self.keyboard.press_now(contract.KEY_ESCAPE, now)
 
     def _esc_lost(self) -> bool:
         """The TUI went on drawing its busy footer `ESC_AGAIN_AFTER` past its first
