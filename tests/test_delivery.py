@@ -40,7 +40,9 @@ def fail(what: str, lines: List[str]) -> ClaudePrintError:
 class Rig:
     """A Delivery with a clock, a screen, and a log of what it staged and traced."""
 
-    def __init__(self, prompt: str, method: str, facts: contract.Facts = NEW) -> None:
+    def __init__(
+        self, prompt: str, method: str, facts: contract.Facts = NEW, submit: bool = True
+    ) -> None:
         self.staged: List[str] = []
         self.traces: List[str] = []
         self.lines = READY
@@ -48,7 +50,14 @@ class Rig:
         self.last_output = 100.0
         self.last_key = 100.0
         self.d = Delivery(
-            prompt, method, facts, self.staged.append, fail, self.traces.append, self.now
+            prompt,
+            method,
+            facts,
+            self.staged.append,
+            fail,
+            self.traces.append,
+            self.now,
+            submit=submit,
         )
 
     def step(self, after: float = 0.0) -> Optional[Union[bytes, str]]:
@@ -76,6 +85,26 @@ def test_editor_delivery_is_driven_by_events() -> None:
     assert rig.d.submitted("x\n" * 299 + "x") is None  # trailing newline trimmed: documented
     assert rig.step() == DELIVERED
     assert any("trims" in t for t in rig.traces)
+
+
+def test_a_dry_run_loads_the_text_and_never_presses_enter() -> None:
+    """A warm keeper runs the editor once with nothing in it before its first prompt."""
+    rig = Rig("", "editor", submit=False)
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR
+    assert rig.staged == [""]
+    assert rig.step(0.5) is None  # no word from the editor script yet
+    rig.d.editor_done(rig.now)
+    assert rig.step() is None  # the TUI has not drawn the loaded text
+    rig.output()
+    assert rig.step() == DELIVERED
+    assert rig.step(delivery.RETRY_AFTER + 1) == DELIVERED  # and no Enter, ever
+    assert rig.d.enters == 0
+
+
+def test_a_dry_run_whose_ctrl_g_is_lost_presses_it_again() -> None:
+    rig = Rig("", "editor", submit=False)
+    assert rig.step() == contract.KEY_EXTERNAL_EDITOR
+    assert rig.step(delivery.RETRY_AFTER) == contract.KEY_EXTERNAL_EDITOR
 
 
 def test_a_changed_prompt_is_refused_with_what_differs() -> None:

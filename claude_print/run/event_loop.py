@@ -135,7 +135,7 @@ class EventLoop:
         self.idle_poll = poll
         return self._pump(step, also)
 
-    def _keyed(
+    def keyed(
         self, step: Callable[[float], Optional[Union[bytes, str]]], done: str
     ) -> Callable[[float], Optional[bool]]:
         """A phase that answers with keys (boot, delivery, a mode switch) as a pump step:

@@ -195,7 +195,7 @@ class Session(EventLoop):
     def boot_up(self) -> None:
         """Boot: the spawn, then probes and screens until the input box is up."""
         self.start()
-        self._pump(self._keyed(self._boot_step, READY))
+        self._pump(self.keyed(self._boot_step, READY))
         if self.delivery == "argv":  # it went in by itself at the box
             self.turn.submitted_at = time.monotonic()
 
@@ -262,7 +262,7 @@ class Session(EventLoop):
                 turn.images,
                 self.clipboard,
             )
-            self._pump(self._keyed(self._deliver_step, DELIVERED))
+            self._pump(self.keyed(self._deliver_step, DELIVERED))
             self.delivering = None
             turn.submitted_at = time.monotonic()
             if self.multi_turn and self.emitter.streams_events:
@@ -277,7 +277,7 @@ class Session(EventLoop):
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""
         switch = ModeSwitch(mode, self._screen_error, self.trace)
-        self._pump(self._keyed(lambda now: switch.step(now, self.tui.lines(), self.keys), DONE))
+        self._pump(self.keyed(lambda now: switch.step(now, self.tui.lines(), self.keys), DONE))
 
     def _watch(self, turn: Turn) -> TurnWatch:
         return TurnWatch(

@@ -230,8 +230,12 @@ class Delivery:
         started: float,
         images: Sequence[Image] = (),
         clipboard: Optional[Clipboard] = None,
+        submit: bool = True,
     ) -> None:
         self.prompt = prompt
+        # False: load the text and stop once the TUI has drawn it, no Enter (a warm
+        # keeper's dry run of the editor, keeper.prime_editor).
+        self.submit = submit
         # Pasted after the text, one Ctrl+V each from claude-print's clipboard (images.py).
         self.images = list(images)
         self.clipboard = clipboard
@@ -274,6 +278,8 @@ class Delivery:
         if self.enter_at is None:
             if last_output <= self.loaded_at and now - self.loaded_at < REDRAW_WAIT:
                 return None  # the TUI has not drawn the loaded text yet
+            if not self.submit:
+                return DELIVERED
             if self.images:
                 return self._paste_images(now, lines, quiet)
             return self._enter(now, "pressing Enter")
