@@ -101,6 +101,15 @@ def test_a_dry_run_loads_the_text_and_never_presses_enter() -> None:
     assert rig.d.enters == 0
 
 
+def test_a_dry_run_paste_stops_once_drawn() -> None:
+    rig = Rig("x", "paste", submit=False)
+    assert rig.step() == delivery.paste_keys("x")
+    assert rig.step(0.01) is None  # not drawn yet
+    rig.output()
+    assert rig.step() == DELIVERED
+    assert rig.d.enters == 0
+
+
 def test_a_dry_run_whose_ctrl_g_is_lost_presses_it_again() -> None:
     rig = Rig("", "editor", submit=False)
     assert rig.step() == contract.KEY_EXTERNAL_EDITOR

@@ -69,8 +69,8 @@ def body_diff(warm: Any, cold: Any) -> str:
     return "\n".join(difflib.unified_diff(a, b, "warm", "cold", lineterm="", n=1))
 
 
-def turn_request(requests: List[Dict[str, Any]]) -> Dict[str, Any]:
-    [first] = [r for r in requests if not r["side"] and PROMPT in r["prompt"]]
+def turn_request(requests: List[Dict[str, Any]], prompt: str = PROMPT) -> Dict[str, Any]:
+    [first] = [r for r in requests if not r["side"] and prompt.strip() in r["prompt"]]
     return first
 
 
@@ -80,14 +80,15 @@ def warm_then_cold(
     real_claude: str,
     env: Dict[str, str],
     flags: List[str],
+    prompt: str = PROMPT,
 ) -> List[Tuple[subprocess.CompletedProcess[bytes], Dict[str, Any]]]:
-    """PROMPT with --warm (traced), then cold: each run and its turn's request."""
+    """`prompt` with --warm (traced), then cold: each run and its turn's request."""
     out = []
     for mode in (["--warm", "--trace"], []):
         start = len(fake_api.requests)
-        done = run_claude_print(sandbox, [*mode, *flags, PROMPT], binary=real_claude, env=env)
+        done = run_claude_print(sandbox, [*mode, *flags, prompt], binary=real_claude, env=env)
         assert_exit(done, 0)
-        out.append((done, turn_request(fake_api.requests[start:])))
+        out.append((done, turn_request(fake_api.requests[start:], prompt)))
     return out
 
 
@@ -197,6 +198,67 @@ def test_a_slow_mcp_server_is_up_before_the_keeper_says_ready(
     assert "MCP servers ready" not in trace, trace[-2000:]  # the prompt did not wait
     ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
     assert announced_mcp_tools(warm_request["body"]) == ["mcp__slow__say"]
+    warm_body = normalised(warm_request, ours["session_id"])
+    cold_body = normalised(cold_request, theirs["session_id"])
+    assert warm_body == cold_body, body_diff(warm_body, cold_body)
+
+
+# A warm TUI takes a short line by a paste, anything else by the editor (decision 57);
+# either way the model gets what the cold run (the prompt as argv) sends it, or the run
+# is cold ("" below).
+WAYS_IN = {
+    "one short line": ("Say zebra once, please.", "pasting"),
+    # The box trims it on submit, pasted or loaded: the run goes cold.
+    "a trailing space argv keeps": ("Say zebra twice. ", ""),
+    "a heading mark": ("# Zebra: say it", "pasting"),
+    "801 characters": ("zebra " * 133 + "???", "with Ctrl+G"),
+    "two lines": ("Say zebra\nthen stop.", "with Ctrl+G"),
+}
+
+
+@pytest.mark.parametrize(
+    "way",
+    [
+        pytest.param(
+            way, marks=[] if way in ("one short line", "two lines") else [pytest.mark.newest_only]
+        )
+        for way in WAYS_IN
+    ],
+)
+def test_each_way_in_sends_what_a_cold_run_sends(
+    sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str, way: str
+) -> None:
+    prompt, trace = WAYS_IN[way]
+    env = warm_env(sandbox)
+    flags = ["--output-format", "json"]
+    try:
+        up = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "claude_print",
+                "--claude-binary",
+                real_claude,
+                "--warm-up",
+                *flags,
+            ],
+            cwd=sandbox.project,
+            env=sandbox.env(**env),
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+        )
+        assert_exit(up, 0)
+        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
+        (warm, warm_request), (cold, cold_request) = warm_then_cold(
+            sandbox, fake_api, real_claude, env, flags, prompt
+        )
+    finally:
+        stop_keepers(sandbox)
+    stderr = warm.stderr.decode()
+    assert ("runs the prompt" in stderr) == bool(trace), stderr[-2000:]
+    assert trace in stderr, stderr[-2000:]
+    ours, theirs = json.loads(warm.stdout), json.loads(cold.stdout)
+    assert ours["result"] == theirs["result"]
     warm_body = normalised(warm_request, ours["session_id"])
     cold_body = normalised(cold_request, theirs["session_id"])
     assert warm_body == cold_body, body_diff(warm_body, cold_body)

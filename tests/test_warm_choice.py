@@ -42,8 +42,8 @@ def test_trailing_whitespace_is_cold_only_where_argv_keeps_it(
 ) -> None:
     prompt = prompt_of(size, tail)
     fits = len(prompt.encode()) <= LIMIT
-    # An argv prompt keeps it (cold by argv, so not warm); over the limit, or from stdin,
-    # the cold run goes by the editor too, which trims it the same way.
+    # An argv prompt keeps it: cold (the editor and a paste would trim it). Over the
+    # limit, or from stdin, the cold run goes by the editor too, which trims it the same.
     assert (reason(prompt, "argv", release) is not None) == fits
     assert reason(prompt, "stdin", release) is None
 
@@ -54,3 +54,63 @@ def test_combining_characters_follow_the_release(size: int) -> None:
     nfc = contract.facts_for("2.1.331").nfc_loaded_text
     assert (reason(prompt, "argv", "2.1.331") is not None) == nfc
     assert reason(prompt, "stdin", "2.1.331") is None
+
+
+def via(
+    prompt: str, source: str = "argv", release: str = "2.1.331", prompt_via: str = "auto"
+) -> str:
+    options = Options(prompt=prompt, prompt_source=source, prompt_via=prompt_via)
+    method, reason = warm.warm_delivery(options, contract.facts_for(release))
+    assert (method == "") == (reason is not None)
+    return method
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("source", ["argv", "stdin", "file"])
+@pytest.mark.parametrize("size", [1, 2, 10, 100, 799, 800])
+def test_a_short_line_is_pasted(release: str, source: str, size: int) -> None:
+    assert via("w" * size, source, release) == "paste"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("size", [801, 1000, 4000, 30000, LIMIT])
+def test_a_longer_prompt_goes_by_the_editor(release: str, size: int) -> None:
+    # Over 800 characters a paste collapses to "[Pasted text #N]" and may be wrapped.
+    assert via("w" * size, "argv", release) == "editor"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "two\nlines",  # 3+ line breaks collapse a paste; any break goes by the editor
+        "a\r\nb",
+        "tab\there",  # a paste turns a tab into spaces
+        "!ls",  # a paste would switch the box to shell mode
+        "see shot.png please",  # a pasted path to an image may become the image
+        "photo.JPEG",
+        "x.webp",
+    ],
+)
+def test_what_a_paste_would_change_goes_by_the_editor(prompt: str) -> None:
+    assert via(prompt, "stdin") == "editor"
+
+
+def test_a_prompt_with_escape_is_never_pasted() -> None:
+    assert via("a\x1b[201~b", "stdin") != "paste"
+
+
+@pytest.mark.parametrize("prompt", ["# heading", "& more", "/tmp/notes.txt", "a\u00a0b"])
+def test_plain_text_that_starts_oddly_is_pasted(prompt: str) -> None:
+    assert via(prompt) == "paste"
+
+
+def test_an_editor_asked_for_stays_the_editor() -> None:
+    assert via("short", "stdin", prompt_via="editor") == "editor"
+
+
+@pytest.mark.parametrize("prompt", ["keep it ", " lead", "tail\u3000", "\ufeffbom"])
+def test_space_at_either_end_is_never_pasted(prompt: str) -> None:
+    # The box trims a pasted prompt's end on submit (measured, 2.1.332), the editor's
+    # too: an argv prompt keeps it, so that one runs cold; from stdin, by the editor.
+    assert via(prompt, "argv") == ("" if prompt.endswith((" ", "\u3000")) else "editor")
+    assert via(prompt, "stdin") == "editor"

@@ -300,7 +300,7 @@ def test_a_keeper_refuses_a_request_of_another_user() -> None:
             os._exit(code)
     conn, _ = listener.accept()
     listener.close()
-    request = {"fingerprint": "f", "prompt": "p", "started": 0.0, "timeout": 1.0}
+    request = {"fingerprint": "f", "prompt": "p", "via": "paste", "started": 0.0, "timeout": 1.0}
     with conn:
         conn.settimeout(30)
         assert handover.peer(conn)[1] == NOBODY

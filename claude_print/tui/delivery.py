@@ -49,6 +49,11 @@ Lines = Callable[[], List[str]]
 # JavaScript's String.prototype.trimEnd(): what the input box strips on submit.
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _TRAILING = re.compile(f"[{_JS_SPACE}]+$")
+_JS_SPACE_CHARS = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 # 2.1.277 on: the box turns these line breaks into "\n" and drops other control characters
 # (C0 but tab and newline, DEL, C1, the BOM) from loaded text (measured on 2.1.331).
 _BREAKS = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
@@ -60,6 +65,28 @@ _WRAPPED = re.compile(
 # A paste is read by the terminal's key parser: ESC and the C1 controls start sequences
 # there (ESC[Z is shift+tab, ESC[201~ ends the paste), so their text would act as keys.
 _KEY_STARTERS = re.compile("[\x1b\x80-\x9f]")
+
+
+# A warm keeper's TUI takes a short one-line prompt by a paste: loading the box from the
+# editor costs the TUI a full redraw (~65 ms on 2.1.332, decision 57). Only text that the
+# box takes as typed: a longer paste may collapse into "[Pasted text #N]" (over 800
+# characters, or 3+ line breaks) and then reach the model wrapped in tags on some
+# releases, and a pasted path to an image may become the image.
+WARM_PASTE_MAX = 800
+_IMAGE_NAME = re.compile(r"\.(png|jpe?g|gif|webp|bmp|tiff?|svg|heic|avif)\b", re.I)
+
+
+def pastes_as_typed(prompt: str) -> bool:
+    """`prompt` goes in by a paste exactly as by the editor or argv (warm runs only)."""
+    return (
+        0 < len(prompt) <= WARM_PASTE_MAX
+        and not any(c in prompt for c in "\n\r\t")
+        # The box trims a pasted prompt's end on submit (2.1.332: "a b " sent as "a b",
+        # where argv keeps the space), and maybe its start: pasted only without either.
+        and prompt.strip(_JS_SPACE_CHARS) == prompt
+        and paste_refusal(prompt) is None
+        and not _IMAGE_NAME.search(prompt)
+    )
 
 
 def sent_forms(prompt: str, method: str, facts: contract.Facts) -> List[str]:
@@ -271,6 +298,8 @@ class Delivery:
                 # comes while it still works on it is held and replayed after it.
                 if last_output > self.loading_at or now - self.loading_at >= REDRAW_WAIT:
                     self.loaded_at = now
+                    if not self.submit:
+                        return DELIVERED
                     if not self.images:
                         return self._enter(now, "the TUI has drawn the paste; pressing Enter")
                 return None

@@ -5,8 +5,8 @@ Its life:
 1. the key's lock (one keeper per key) and its socket (handover.py);
 2. the fingerprint of what the TUI will read (fingerprint.py), then the boot, exactly
    as a cold run's (`Session.boot_up`) but with prompts to come by the editor, and the
-   wait for its MCP servers that a cold run's first prompt makes, and one dry run of the
-   editor with nothing in it (then "ready");
+   wait for its MCP servers that a cold run's first prompt makes, and a dry run of the
+   paste and of the editor (then "ready");
 3. waiting, at most `options.warm` seconds of idling, for a run to connect;
 4. the run's request: a fingerprint equal to the recorded one, else "stale" and out;
    then the run's stdout and stderr become ours, the run's clock the session's, and the
@@ -33,7 +33,7 @@ from claude_print.printing.emit import Emitter, Trace
 from claude_print.run import launch
 from claude_print.run.runner import Session, guarded
 from claude_print.run.signals import SIGNALS
-from claude_print.tui.delivery import DELIVERED, Delivery
+from claude_print.tui.delivery import DELIVERED, Delivery, pastes_as_typed
 from claude_print.turns.turn import Turn
 from claude_print.warm_start import fingerprint, handover
 
@@ -74,7 +74,7 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
             # Its MCP servers up and their tools taken in, as a cold run's first prompt
             # waits for them: a run's prompt then goes in at once.
             session.wait(lambda now: _mcp_settled(session, now), [], MCP_POLL)
-            prime_editor(session)
+            prime_delivery(session)
             claim.mark(READY_MARK)
             session.deadline = time.monotonic() + options.warm
             conn = session.wait(lambda now: _accept(listener), [listener.fileno()])
@@ -89,16 +89,23 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
         session.close()
 
 
-def prime_editor(session: Session) -> None:
-    """Ctrl+G once with nothing staged, before the keeper says "ready": the box's first
-    load from the editor (the TUI hands the terminal back and redraws) is then done, and
-    the run's prompt goes in ~50 ms sooner (bench.py, decision 57). The box stays empty;
-    the TUI sends nothing and records nothing."""
+def prime_delivery(session: Session) -> None:
+    """A dry run of each way a prompt goes in, before the keeper says "ready": a paste of
+    one character, then the editor with nothing staged (which empties the box again). The
+    TUI's first paste and first load from the editor after its boot are its slowest
+    (~50 ms more each on 2.1.332): a run's prompt then goes in at the later speed
+    (bench.py, decision 57). Nothing is submitted: no request, no record."""
+    for text, method in (("x", "paste"), ("", "editor")):
+        _dry_run(session, text, method)
+
+
+def _dry_run(session: Session, text: str, method: str) -> None:
+    """`text` into the box by `method`, until the TUI has drawn it; no Enter."""
     assert session.relay is not None
-    relay = session.relay
-    priming = Delivery(
-        "",
-        "editor",
+    relay, keys = session.relay, session.keys
+    loading = Delivery(
+        text,
+        method,
         session.facts,
         relay.stage_prompt,
         lambda what, lines: ClaudePrintError(f"warm start: {what}"),
@@ -106,12 +113,11 @@ def prime_editor(session: Session) -> None:
         time.monotonic(),
         submit=False,
     )
-    keys = session.keys
 
     def step(now: float) -> Optional[Union[bytes, str]]:
-        return priming.step(now, session.tui.lines, keys.last_output, keys.last_key)
+        return loading.step(now, session.tui.lines, keys.last_output, keys.last_key)
 
-    session.delivering = priming  # the editor script's report reaches it
+    session.delivering = loading  # the editor script's report reaches it
     try:
         session.wait(session.keyed(step, DELIVERED), [], MCP_POLL)
     finally:
@@ -158,7 +164,7 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
         os.close(fd)
     trace.enabled = bool(request.get("trace"))
     prompt, started, timeout = request["prompt"], request["started"], request["timeout"]
-    turn = _adopt(session, trace, prompt, started, timeout)
+    turn = _adopt(session, trace, prompt, request["via"], started, timeout)
     _watch_caller(conn)
     try:
         code = guarded(session, lambda: _checked_turn(session, turn, trace))
@@ -200,25 +206,30 @@ def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
         return "another user"
     if request.get("fingerprint") != recorded:
         return "what the TUI read at its start has changed since"
+    prompt, via = request.get("prompt"), request.get("via")
     ok = (
-        isinstance(request.get("prompt"), str)
+        isinstance(prompt, str)
+        and (via == "editor" or (via == "paste" and pastes_as_typed(prompt)))
         and isinstance(request.get("started"), (int, float))
         and isinstance(request.get("timeout"), (int, float))
     )
     return "" if ok else "a malformed request"
 
 
-def _adopt(session: Session, trace: Trace, prompt: str, started: float, timeout: float) -> Turn:
-    """From here on the session is the run's: its prompt, its clock, its deadline."""
+def _adopt(
+    session: Session, trace: Trace, prompt: str, via: str, started: float, timeout: float
+) -> Turn:
+    """From here on the session is the run's: its prompt, its clock, its deadline; the
+    prompt goes in by `via` (warm.warm_delivery)."""
     session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace.enabled)
     session.started = trace.started = started
     session.deadline = started + timeout
     trace(f"warm start: keeper {os.getpid()} took the prompt")
-    return Turn(prompt, session.delivery, started)
+    return Turn(prompt, via, started)
 
 
 def _checked_turn(session: Session, turn: Turn, trace: Trace) -> int:
-    launch.check_prompt(turn.prompt, session.delivery, session.facts, trace)
+    launch.check_prompt(turn.prompt, turn.delivery, session.facts, trace)
     return session.take_turn(turn)
 
 

@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from claude_print import __version__, contract
 from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT, EXIT_USAGE, ClaudePrintError
@@ -140,14 +140,28 @@ def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optio
 
 
 def prompt_reason(options: Options, facts: contract.Facts) -> Optional[str]:
-    """Why this prompt cannot go into a warm TUI: the editor, which a warm TUI takes it
-    by, would hand the model other text than a cold run's delivery."""
-    from claude_print.tui.delivery import choose_delivery, sent_forms
+    """Why this prompt cannot go into a warm TUI (None: it can, `warm_delivery`)."""
+    return warm_delivery(options, facts)[1]
 
+
+def warm_delivery(options: Options, facts: contract.Facts) -> Tuple[str, Optional[str]]:
+    """How a warm TUI takes this prompt: a paste (short, one line, taken as typed) or the
+    editor, whichever hands the model the text the cold run's delivery would; else why
+    neither does."""
+    from claude_print.tui.delivery import choose_delivery, pastes_as_typed, sent_forms
+
+    prompt = options.prompt
     cold = choose_delivery(options)
-    if sent_forms(options.prompt, "editor", facts) != sent_forms(options.prompt, cold, facts):
-        return f"the editor would change this prompt where {cold} does not"
-    return None
+    forms = sent_forms(prompt, cold, facts)
+    if (
+        options.prompt_via != "editor"
+        and pastes_as_typed(prompt)
+        and sent_forms(prompt, "paste", facts) == forms
+    ):
+        return "paste", None
+    if sent_forms(prompt, "editor", facts) == forms:
+        return "editor", None
+    return "", f"the editor would change this prompt where {cold} does not"
 
 
 def adopt(
@@ -164,8 +178,8 @@ def adopt(
         from claude_print.tui.release import installed_version
 
         facts = contract.facts_for(installed_version(options.claude_binary))
-        reason = prompt_reason(options, facts)
-        return _try_keeper(options, started, environ, cwd, trace, reason, git)
+        via, reason = warm_delivery(options, facts)
+        return _try_keeper(options, started, environ, cwd, trace, reason, git, via)
     finally:
         git(cwd, environ)  # reaped, never left running or a zombie
 
@@ -178,6 +192,7 @@ def _try_keeper(
     trace: Callable[[str], None],
     reason: Optional[str],
     git: Callable[[str, Mapping[str, str]], bytes],
+    via: str = "editor",
 ) -> Optional[int]:
     if reason is not None:
         trace(f"warm start: cold run ({reason})")
@@ -207,7 +222,7 @@ def _try_keeper(
             link = Link(sock, signals)
             try:
                 return _hand_over(
-                    link, paths, options, started, environ, cwd, trace, git, until, request
+                    link, paths, options, started, environ, cwd, trace, git, until, request, via
                 )
             except NextSlot as exc:  # taken by another run, gone, or stale: not ours
                 connected = connected or exc.connected
@@ -244,6 +259,7 @@ def _hand_over(
     git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
     until: Optional[float] = None,
     request: Optional[Dict[str, Any]] = None,
+    via: str = "editor",
 ) -> Optional[int]:
     """Hand the prompt to the keeper at `paths`: the run's exit code once it ran it, None
     for a cold run, NextSlot when it is not ours (taken by another run as we came, gone,
@@ -264,6 +280,7 @@ def _hand_over(
         request.update(
             fingerprint=fingerprint.take(cwd, environ, git=git, paths=named),
             prompt=options.prompt,
+            via=via,
             started=started,
             timeout=options.timeout,
             trace=options.trace,
