@@ -14,6 +14,7 @@ from claude_print.errors import ClaudePrintError
 from claude_print.tui import delivery
 from claude_print.tui.delivery import DELIVERED, Delivery, check_submitted, paste_refusal
 from claude_print.tui.images import Image
+from claude_print.tui.keys import Timed
 from claude_print.tui.terminal import Screen
 
 SCREENS = Path(__file__).resolve().parent / "data" / "screens"
@@ -154,6 +155,24 @@ def test_a_lost_enter_is_pressed_again_only_while_the_tui_is_quiet() -> None:
         for _ in range(100):
             rig.step(delivery.RETRY_AFTER + 0.1)
     assert rig.d.enters == delivery.TRIES
+
+
+def test_enter_follows_a_drawn_paste_at_once_and_the_editor_after_the_quiet_gap() -> None:
+    rig = Rig("hi", "paste")
+    rig.step()
+    rig.output()
+    enter = rig.step()
+    assert enter == contract.KEY_ENTER and isinstance(enter, Timed)  # no quiet gap
+    rig = Rig("hi", "paste")
+    rig.step()
+    enter = rig.step(delivery.REDRAW_WAIT)  # never drawn: given time, then the usual way
+    assert enter == contract.KEY_ENTER and not isinstance(enter, Timed)
+    rig = Rig("hi", "editor")
+    rig.step()
+    rig.d.editor_done(rig.now)
+    rig.output()
+    enter = rig.step()  # the TUI loads the file after the redraw it starts with
+    assert enter == contract.KEY_ENTER and not isinstance(enter, Timed)
 
 
 def test_the_box_must_come_back_before_anything_is_sent() -> None:

@@ -37,7 +37,7 @@ from claude_print.options import Options
 from claude_print.printing.emit import Emitter, Trace
 from claude_print.run.signals import SignalPipe
 from claude_print.tui import release, screens
-from claude_print.tui.keys import Keyboard
+from claude_print.tui.keys import Keyboard, Timed
 from claude_print.tui.pty_session import PtyChild
 from claude_print.tui.tui_screen import TuiScreen, failure_message
 from claude_print.turns.asking import AskingHooks
@@ -145,6 +145,9 @@ class EventLoop:
             if self.keys.busy:
                 return None
             outcome = step(now)
+            if isinstance(outcome, Timed):
+                self.keys.press_now(outcome, now)
+                return None
             if isinstance(outcome, bytes):
                 self.keys.press(outcome)
                 return None

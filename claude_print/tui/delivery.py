@@ -26,6 +26,7 @@ from claude_print import contract
 from claude_print.errors import ClaudePrintError, Fail
 from claude_print.tui import screens
 from claude_print.tui.images import PLACEHOLDER, Clipboard, Image, placeholders, strip_placeholders
+from claude_print.tui.keys import Timed
 
 if TYPE_CHECKING:
     from claude_print.options import Options
@@ -295,13 +296,16 @@ class Delivery:
         if self.loaded_at is None:
             if self.method == "paste":
                 # Drawn (or given time to): the TUI has taken the paste; an Enter that
-                # comes while it still works on it is held and replayed after it.
-                if last_output > self.loading_at or now - self.loading_at >= REDRAW_WAIT:
+                # comes while it still works on it is held and replayed after it. Drawn,
+                # Enter goes at once, not after the quiet gap: ~25 ms sooner (decision 57).
+                drawn = last_output > self.loading_at
+                if drawn or now - self.loading_at >= REDRAW_WAIT:
                     self.loaded_at = now
                     if not self.submit:
                         return DELIVERED
                     if not self.images:
-                        return self._enter(now, "the TUI has drawn the paste; pressing Enter")
+                        enter = self._enter(now, "the TUI has drawn the paste; pressing Enter")
+                        return Timed(enter) if drawn else enter
                 return None
             return self._reload(now, lines, quiet)
         if self.enter_at is None:

@@ -13,6 +13,11 @@ from typing import List, Optional
 from claude_print import contract
 
 
+class Timed(bytes):
+    """A key whose phase has timed it itself (it saw the TUI draw what it waited for):
+    it goes out at once, without the quiet gap."""
+
+
 class Keyboard:
     def __init__(self, now: float) -> None:
         self.outbox = bytearray()
