@@ -166,6 +166,10 @@ class Session(EventLoop):
         guess = self.transcript.guessed_path()
         if guess is not None:
             self._open_transcript(guess)
+        # While the TUI boots: what the turn's end needs (~15 ms, `dataclasses` mostly),
+        # imported on its critical path otherwise.
+        from claude_print.records import summary  # noqa: F401
+        from claude_print.turns import tui_cost  # noqa: F401
 
     # --- the phases ---------------------------------------------------------
 
