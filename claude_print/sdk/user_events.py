@@ -27,14 +27,9 @@ def replay_event(
         "session_id": session_id,
         "parent_tool_use_id": None,
         "uuid": given if isinstance(given, str) else record.get("uuid") or random_uuid(),
-        "timestamp": record.get("timestamp") or _now_iso(),
+        "timestamp": record.get("timestamp") or iso_now(),
         "isReplay": True,
     }
-
-
-def _now_iso() -> str:
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
 def interruption_event(session_id: str) -> Dict[str, Any]:

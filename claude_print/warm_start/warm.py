@@ -513,9 +513,3 @@ def check_pool(size: int) -> int:
             EXIT_USAGE,
         )
     return size
-
-
-def check_idle(value: float) -> float:
-    if not value > 0:
-        raise ClaudePrintError("the warm start's idle lifetime must be over 0 seconds", EXIT_USAGE)
-    return value
