@@ -20,7 +20,7 @@ from conftest import RUN_TIMEOUT, Sandbox, run_claude_print
 from fake_api import FakeApiServer, announced_mcp_tools
 from test_e2e_real import assert_exit
 from test_fingerprint import git
-from test_warm import run_dir, sockets, stop_keepers, wait_until, warm_env
+from test_warm import WAIT, run_dir, sockets, stop_keepers, wait_until, warm_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 
@@ -72,6 +72,26 @@ def body_diff(warm: Any, cold: Any) -> str:
 def turn_request(requests: List[Dict[str, Any]], prompt: str = PROMPT) -> Dict[str, Any]:
     [first] = [r for r in requests if not r["side"] and prompt.strip() in r["prompt"]]
     return first
+
+
+def warm_up(
+    sandbox: Sandbox,
+    real_claude: str,
+    env: Dict[str, str],
+    flags: List[str],
+    cwd: Path,
+    limit: float = WAIT,
+) -> None:
+    """`--warm-up` with `flags` in `cwd`, until its keeper waits at the input box."""
+    up = subprocess.run(
+        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, "--warm-up", *flags],
+        cwd=cwd,
+        env=sandbox.env(**env),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+    )
+    assert_exit(up, 0)
+    wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox), limit)
 
 
 def warm_then_cold(
@@ -127,23 +147,7 @@ def test_warm_request_equals_cold(
         str(project.parent / "extra.md"),
     ]
     try:
-        up = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "claude_print",
-                "--claude-binary",
-                real_claude,
-                "--warm-up",
-                *flags,
-            ],
-            cwd=project,
-            env=sandbox.env(**env),
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-        )
-        assert_exit(up, 0)
-        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
+        warm_up(sandbox, real_claude, env, flags, project)
         CHANGES[change](project, sandbox.home)
         if change == "a user MCP server":  # the TUI rewrites ~/.claude.json: its own CLI
             add = [real_claude, "mcp", "add", "-s", "user", "echo", "--", sys.executable]
@@ -232,23 +236,7 @@ def test_each_way_in_sends_what_a_cold_run_sends(
     env = warm_env(sandbox)
     flags = ["--output-format", "json"]
     try:
-        up = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "claude_print",
-                "--claude-binary",
-                real_claude,
-                "--warm-up",
-                *flags,
-            ],
-            cwd=sandbox.project,
-            env=sandbox.env(**env),
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-        )
-        assert_exit(up, 0)
-        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox))
+        warm_up(sandbox, real_claude, env, flags, sandbox.project)
         (warm, warm_request), (cold, cold_request) = warm_then_cold(
             sandbox, fake_api, real_claude, env, flags, prompt
         )

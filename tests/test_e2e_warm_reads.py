@@ -12,17 +12,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import List, Set, Tuple
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox
-from test_e2e_real import assert_exit
-from test_e2e_warm import keeper_ready
+from conftest import Sandbox
+from test_e2e_warm import warm_up
 from test_fingerprint import git
-from test_warm import run_dir, stop_keepers, wait_until, warm_env
+from test_warm import run_dir, stop_keepers, warm_env
 
 from claude_print.warm_start import fingerprint
 
@@ -166,15 +163,7 @@ def test_the_tui_reads_nothing_the_fingerprint_misses(
     env = warm_env(sandbox)
     flags = ["--output-format", "json"]
     try:
-        up = subprocess.run(
-            [sys.executable, "-m", "claude_print", "--claude-binary", wrapper, "--warm-up", *flags],
-            cwd=project,
-            env=sandbox.env(**env),
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-        )
-        assert_exit(up, 0)
-        wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox), limit=120)
+        warm_up(sandbox, wrapper, env, flags, project, limit=120)
     finally:
         stop_keepers(sandbox)
     read = traced_paths(log, str(project))
