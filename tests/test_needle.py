@@ -24,7 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 from conftest import MOCK_CLAUDE, ROOT
@@ -188,7 +188,12 @@ class Needle:
         bead_id: str = "nd-1a2",
         scenario: str = "ok",
         group: bool = False,
+        times_out_once: Optional[Callable[[int], bool]] = None,
     ) -> Result:
+        """One run as NEEDLE makes it. `times_out_once`: NEEDLE's timeout fires as soon as
+        this holds (given the process's pid), not at a wall-clock time that a loaded
+        machine may not have reached the moment the test is about (`timeout_secs` then
+        bounds the wait and fails the test)."""
         prompt_dir = self.tmp / "needle"
         prompt_dir.mkdir(exist_ok=True)
         prompt_file = prompt_dir / f"prompt-{bead_id}-{os.getpid()}.md"
@@ -205,6 +210,13 @@ class Needle:
             preexec_fn=os.setpgrp if group else None,  # a later NEEDLE: setpgid(0, 0)
         )
         try:
+            if times_out_once is not None:
+                limit = time.monotonic() + (spec.get("timeout_secs") or 3600)
+                while not times_out_once(proc.pid):
+                    assert proc.poll() is None, "the run ended before its timeout fired"
+                    assert time.monotonic() < limit, "the run never got to its timeout"
+                    time.sleep(0.02)
+                raise subprocess.TimeoutExpired(rendered, 0)
             out, err = proc.communicate(timeout=spec.get("timeout_secs") or 3600)
             code = proc.returncode if proc.returncode >= 0 else -1
         except subprocess.TimeoutExpired:
@@ -339,9 +351,17 @@ def processes_naming(text: str) -> List[int]:
 
 @pytest.mark.parametrize("group", [False, True], ids=["needle-0.2.0", "process-group"])
 def test_needles_own_timeout_kills_and_the_next_run_sweeps(machine: Needle, group: bool) -> None:
-    spec = {**adapter(), "timeout_secs": 4}
+    spec = {**adapter(), "timeout_secs": 60}
     workspace = machine.workspace("ws")
-    run = machine.dispatch(spec, workspace, "hi", scenario="hang", group=group)
+
+    def hanging(pid: int) -> bool:
+        """claude-print has its relay dir and its (mock) TUI runs, hanging."""
+        dirs = list(machine.tmp.glob(f"claude-print-{pid}-*"))
+        return bool(dirs) and bool(processes_naming(str(dirs[0])))
+
+    run = machine.dispatch(
+        spec, workspace, "hi", scenario="hang", group=group, times_out_once=hanging
+    )
     assert run.code == 124 and run.outcome == "timeout"
     assert run.stdout == ""  # SIGKILL: claude-print had no chance to print
     left = list(machine.tmp.glob(f"claude-print-{run.pid}-*"))
