@@ -58,6 +58,12 @@ def hook_view(events: List[Dict[str, Any]]) -> List[Any]:
     return view
 
 
+def views(ours: List[Dict[str, Any]], theirs: List[Dict[str, Any]]) -> str:
+    """Both streams as `hook_view` sees them, whole, for a failure's message."""
+    lines = ["ours:", *map(str, hook_view(ours)), "claude -p:", *map(str, hook_view(theirs))]
+    return "\n".join(lines)
+
+
 def run_pair(sandbox: Sandbox, binary: str, args: List[str]) -> Tuple[Any, Any]:
     ours = run_claude_print(sandbox, ["--output-format", "stream-json", *args], binary=binary)
     theirs = run_claude_p(sandbox, binary, ["--output-format", "stream-json", "--verbose", *args])
@@ -79,7 +85,7 @@ def test_include_hook_events_like_claude_p(real_claude: str, sandbox: Sandbox) -
     settings = json.dumps({"hooks": HOOKS})
     args = ["--include-hook-events", "--settings", settings, "--allowedTools", "Bash", "--", PROMPT]
     ours, theirs = run_pair(sandbox, real_claude, args)
-    assert hook_view(ours) == hook_view(theirs)
+    assert hook_view(ours) == hook_view(theirs), views(ours, theirs)
     same_keys(ours, theirs)
     for events in (ours, theirs):  # each response names the run its start announced
         started = [e["hook_id"] for e in events if e.get("subtype") == "hook_started"]
