@@ -30,7 +30,7 @@ from typing import (
 
 from claude_print import contract
 from claude_print.errors import EXIT_TIMEOUT, ClaudePrintError
-from claude_print.hooks.hook_events import HookRun, HookWatch
+from claude_print.hooks.hook_events import BEFORE_THE_PROMPT, HookRun, HookWatch
 from claude_print.hooks.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.mcp.sdk_mcp import MCP_EVENT
 from claude_print.options import Options
@@ -294,9 +294,13 @@ class EventLoop:
 
     def _on_hook_run(self, run: HookRun, now: float) -> None:
         """A watched hook of the user's started or ended: its stream-json event, after
-        what the transcript already holds (the tool call a PreToolUse hook is about)."""
-        self.trace(f"user hook {run.phase}: {run.payload.get('hook_event_name')}")
-        self.transcript.poll()
+        what the transcript already holds (the tool call a PreToolUse hook is about), but
+        for a hook that runs before the turn's records: a run that reads its report late
+        (a loaded machine) finds them written meanwhile, and they come after it."""
+        event = run.payload.get("hook_event_name")
+        self.trace(f"user hook {run.phase}: {event}")
+        if event not in BEFORE_THE_PROMPT:
+            self.transcript.poll()
         self.hook_watch.take(run, now, self.session_id or "")
         self.stream.release_hooks()
 
