@@ -10,6 +10,7 @@ import pytest
 
 from claude_print import contract
 from claude_print.options import Options
+from claude_print.tui.delivery import warm_delivery
 from claude_print.warm_start import warm
 
 LIMIT = contract.MAX_ARGV_PROMPT_BYTES
@@ -60,7 +61,7 @@ def via(
     prompt: str, source: str = "argv", release: str = "2.1.331", prompt_via: str = "auto"
 ) -> str:
     options = Options(prompt=prompt, prompt_source=source, prompt_via=prompt_via)
-    method, reason = warm.warm_delivery(options, contract.facts_for(release))
+    method, reason = warm_delivery(options, contract.facts_for(release))
     assert (method == "") == (reason is not None)
     return method
 

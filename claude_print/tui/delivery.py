@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Union
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError, Fail
@@ -48,13 +48,12 @@ DELIVERED = "delivered"
 Lines = Callable[[], List[str]]
 
 # JavaScript's String.prototype.trimEnd(): what the input box strips on submit.
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_TRAILING = re.compile(f"[{_JS_SPACE}]+$")
 _JS_SPACE_CHARS = (
     "\t\n\v\f\r \u00a0\u1680"
     + "".join(chr(c) for c in range(0x2000, 0x200B))
     + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
+_TRAILING = re.compile(f"[{re.escape(_JS_SPACE_CHARS)}]+$")
 # 2.1.277 on: the box turns these line breaks into "\n" and drops other control characters
 # (C0 but tab and newline, DEL, C1, the BOM) from loaded text (measured on 2.1.331).
 _BREAKS = re.compile("\r\n|[\r\v\f\x85\u2028\u2029]")
@@ -235,6 +234,24 @@ def choose_delivery(options: Options, multi_turn: bool = False) -> str:
         if refusal is not None:
             raise ClaudePrintError(refusal)
     return delivery
+
+
+def warm_delivery(options: Options, facts: contract.Facts) -> Tuple[str, Optional[str]]:
+    """How a warm TUI takes this prompt: a paste (short, one line, taken as typed) or the
+    editor, whichever hands the model the text the cold run's delivery would; else why
+    neither does."""
+    prompt = options.prompt
+    cold = choose_delivery(options)
+    forms = sent_forms(prompt, cold, facts)
+    if (
+        options.prompt_via != "editor"
+        and pastes_as_typed(prompt)
+        and sent_forms(prompt, "paste", facts) == forms
+    ):
+        return "paste", None
+    if sent_forms(prompt, "editor", facts) == forms:
+        return "editor", None
+    return "", f"the editor would change this prompt where {cold} does not"
 
 
 def paste_keys(prompt: str) -> bytes:

@@ -220,7 +220,7 @@ def _adopt(
     session: Session, trace: Trace, prompt: str, via: str, started: float, timeout: float
 ) -> Turn:
     """From here on the session is the run's: its prompt, its clock, its deadline; the
-    prompt goes in by `via` (warm.warm_delivery)."""
+    prompt goes in by `via` (delivery.warm_delivery)."""
     session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace.enabled)
     session.started = trace.started = started
     session.deadline = started + timeout

@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from claude_print import __version__, contract
 from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT, EXIT_USAGE, ClaudePrintError
@@ -141,27 +141,9 @@ def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optio
 
 def prompt_reason(options: Options, facts: contract.Facts) -> Optional[str]:
     """Why this prompt cannot go into a warm TUI (None: it can, `warm_delivery`)."""
+    from claude_print.tui.delivery import warm_delivery
+
     return warm_delivery(options, facts)[1]
-
-
-def warm_delivery(options: Options, facts: contract.Facts) -> Tuple[str, Optional[str]]:
-    """How a warm TUI takes this prompt: a paste (short, one line, taken as typed) or the
-    editor, whichever hands the model the text the cold run's delivery would; else why
-    neither does."""
-    from claude_print.tui.delivery import choose_delivery, pastes_as_typed, sent_forms
-
-    prompt = options.prompt
-    cold = choose_delivery(options)
-    forms = sent_forms(prompt, cold, facts)
-    if (
-        options.prompt_via != "editor"
-        and pastes_as_typed(prompt)
-        and sent_forms(prompt, "paste", facts) == forms
-    ):
-        return "paste", None
-    if sent_forms(prompt, "editor", facts) == forms:
-        return "editor", None
-    return "", f"the editor would change this prompt where {cold} does not"
 
 
 def adopt(
@@ -178,6 +160,8 @@ def adopt(
         from claude_print.tui.release import installed_version
 
         facts = contract.facts_for(installed_version(options.claude_binary))
+        from claude_print.tui.delivery import warm_delivery
+
         via, reason = warm_delivery(options, facts)
         return _try_keeper(options, started, environ, cwd, trace, reason, git, via)
     finally:
