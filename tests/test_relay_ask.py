@@ -18,7 +18,8 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from claude_print import contract
-from claude_print.hooks.relay import HookEvent, Relay
+from claude_print.hooks import leftovers
+from claude_print.hooks.relay import FIFO_NAME, HookEvent, Relay
 
 WAIT = 20.0
 
@@ -96,6 +97,53 @@ def test_close_releases_a_waiting_hook(relay: Relay) -> None:
     relay.close()
     out, err = proc.communicate(timeout=WAIT)
     assert (proc.returncode, out) == (0, b"\n"), err
+
+
+def announced(relay: Relay) -> None:
+    """Wait until a hook's line is in the FIFO, without reading it."""
+    ready, _, _ = select.select([relay.read_fd], [], [], WAIT)
+    assert ready, "no hook announced itself within the wait"
+
+
+def test_close_releases_a_hook_whose_line_was_never_read(relay: Relay) -> None:
+    """A keeper stopped mid-turn, then given up, never read the hook's line: the hook
+    must end with the run all the same (two of these outlived a CI run)."""
+    proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    announced(relay)
+    relay.close()
+    out, err = proc.communicate(timeout=WAIT)
+    assert (proc.returncode, out) == (0, b"\n"), err
+
+
+def test_a_hook_that_asks_as_the_run_ends_does_not_wait(relay: Relay) -> None:
+    """close() unlinks the FIFO first: a hook that asks after that has nobody to answer
+    it and gives up at once, printing no decision."""
+    os.unlink(os.path.join(relay.dir, FIFO_NAME))
+    proc = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    out, err = proc.communicate(timeout=WAIT)
+    assert (proc.returncode, out) == (0, b""), err
+    assert not group_alive(proc.pid)
+
+
+def test_the_sweep_ends_the_hooks_a_killed_run_left_waiting(tmp_path: Path) -> None:
+    """A run killed with SIGKILL cannot answer: the next run's sweep ends its hooks, the
+    one that asked and the one blocked opening the FIFO nobody reads any more."""
+    relay = Relay(tmp_root=str(tmp_path), asking=(contract.HOOK_PRE_TOOL_USE,))
+    asking = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
+    announced(relay)
+    # SIGKILL, as the kernel does it: the run's fds close, its dir stays.
+    for fd in (relay.read_fd, relay._keeper_fd, relay._lock_fd):
+        os.close(fd)
+    relay.read_fd = relay._keeper_fd = relay._lock_fd = -1
+    blocked = start_hook(relay, "Stop", {"hook_event_name": "Stop"})
+    assert leftovers.sweep(str(tmp_path)) == [relay.dir]
+    for proc, expected in ((asking, b"\n"), (blocked, b"")):
+        out, err = proc.communicate(timeout=WAIT)
+        assert out == expected, err
+        deadline = time.monotonic() + WAIT
+        while group_alive(proc.pid):
+            assert time.monotonic() < deadline, "a hook of the killed run outlived the sweep"
+            time.sleep(0.01)
 
 
 def test_answer_to_a_hook_that_is_gone_is_false(relay: Relay) -> None:

@@ -25,6 +25,7 @@ dir and locking it (whose pid, in this namespace, is visible and started before)
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -33,6 +34,8 @@ import stat
 import tempfile
 import time
 from typing import List, Optional, Tuple
+
+from claude_print.hooks import replies
 
 # relay.TEMP_PREFIX; repeated here so that start-up does not import the relay for this.
 RELAY_PREFIX = "claude-print-"
@@ -44,6 +47,7 @@ _SET_UP_FILES = ("hook.sh", "settings.json")
 # coarse clock (a few ms); a whole second leaves room for both and for a slewing clock.
 SLACK_SECS = 1.0
 LOCK_NAME = "run.lock"
+FIFO_NAME = "relay.fifo"  # relay.FIFO_NAME
 
 
 def hold_lock(directory: str) -> int:
@@ -186,6 +190,26 @@ def is_orphan(path: str, pid: int) -> bool:
     return started > made + SLACK_SECS
 
 
+def release_hooks(path: str) -> None:
+    """End the hooks a dead run left waiting in its dir `path`: those blocked opening its
+    FIFO (which has no reader any more) and asking ones blocked on their reply FIFOs."""
+    fifo = os.path.join(path, FIFO_NAME)
+    try:
+        # Opening the read end wakes every writer blocked in open(); once we close it
+        # again, a write they have yet to make ends them with SIGPIPE. Unlinked while
+        # we read it, it can block no later hook either (relay.Relay.close does the same).
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        fd = -1
+    try:
+        with contextlib.suppress(OSError):
+            os.unlink(fifo)
+        replies.release_waiting(path)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def sweep(root: str) -> List[str]:
     """Remove this user's relay dirs in `root` whose run is gone; the paths removed."""
     removed = []
@@ -196,6 +220,7 @@ def sweep(root: str) -> List[str]:
             continue
         if not orphan:
             continue
+        release_hooks(path)
         shutil.rmtree(path, ignore_errors=True)  # another run may be sweeping it too
         if not os.path.lexists(path):
             removed.append(path)

@@ -24,11 +24,11 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
-from claude_print.hooks import hook_events, leftovers
+from claude_print.hooks import hook_events, leftovers, replies
 from claude_print.hooks.hook_events import HookRun, WatchedCommand
 
 TEMP_PREFIX = "claude-print-"
-FIFO_NAME = "relay.fifo"
+FIFO_NAME = leftovers.FIFO_NAME  # the sweep of a killed run opens it too
 SCRIPT_NAME = "hook.sh"
 SETTINGS_NAME = "settings.json"
 # --json-schema: files claude-print's MCP server creates in the relay dir.
@@ -54,6 +54,9 @@ if [ "${{2:-}}" = ask ]; then
   mkfifo "$reply" || exit 0
   # Read-write, so this open cannot block and claude-print's writer always finds a reader.
   exec 3<>"$reply"
+  # An ending run unlinks its FIFO, then answers every reply FIFO: without the FIFO
+  # nobody will answer; with it, ours (made above) will be.
+  [ -p "$dir/{fifo}" ] || exit 0
   printf '%s %s ask %s\\n' "$1" "${{event_file##*/}}" "${{3:-}}" > "$dir/{fifo}"
   IFS= read -r answer <&3
   exec 3<&-
@@ -420,7 +423,7 @@ class Relay:
         reply = None
         tag = flags[1] if len(flags) > 1 else ""
         if flags[:1] == ["ask"]:
-            reply = path + ".reply"
+            reply = path + replies.REPLY_SUFFIX
             self._unanswered.append(reply)
         try:
             with open(path, encoding="utf-8") as f:
@@ -439,14 +442,18 @@ class Relay:
             return False
         self._unanswered.remove(event.reply)
         line = json.dumps(decision, separators=(",", ":")) if decision is not None else ""
-        return _send_reply(event.reply, line)
+        return replies.send_reply(event.reply, line)
 
     def close(self) -> None:
-        for reply in self._unanswered:  # no hook may wait on us after we are gone
-            _send_reply(reply, "")
+        # No hook may wait on us after we are gone. First the FIFO goes, while we still
+        # hold its read end: a late hook then fails to open it (ENOENT) instead of
+        # blocking forever in open() on a reader-less FIFO, and a late asking hook gives
+        # up instead of waiting for an answer. Then every asking hook still waiting is
+        # answered, whether or not we read its line (a keeper stopped mid-turn never did).
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(self.dir, FIFO_NAME))
+        replies.release_waiting(self.dir)
         self._unanswered.clear()
-        # Remove the FIFO while we still hold its read end: a late hook then fails to
-        # open it (ENOENT) instead of blocking forever in open() on a reader-less FIFO.
         shutil.rmtree(self.dir, ignore_errors=True)
         for fd in (self.read_fd, self._keeper_fd, self._lock_fd):
             if fd >= 0:
@@ -483,25 +490,6 @@ def temp_root(environ: Optional[Dict[str, str]] = None) -> str:
         f"take, and none of {', '.join(PLAIN_ROOTS)} is writable: set TMPDIR to a path of "
         "letters, digits and ./_-+ only"
     )
-
-
-def _send_reply(path: str, line: str) -> bool:
-    # The hook holds the FIFO open read-write from before it announced itself, so a
-    # non-blocking open finds a reader; ENXIO/ENOENT mean the hook has gone.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        os.set_blocking(fd, True)
-        data = memoryview((line + "\n").encode("utf-8"))
-        while data:  # an MCP answer can be far over the pipe's buffer
-            data = data[os.write(fd, data) :]
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def _write_private(path: str, text: str) -> None:
