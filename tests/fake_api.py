@@ -11,6 +11,8 @@ prompt, so one server serves every scenario at once (and parallel runs):
 - ``[[tool:Bash:<command>]]``: a tool_use turn; after the tool_result the
   model answers ``Tool turn done.``;
 - ``[[sleep:SECS]]``: wait before answering (timeouts, signals);
+- ``[[tailsleep:SECS]]``: send a message's end (usage, stop reason) SECS after its
+  blocks, as a real network may: the TUI starts a tool call before the message ends;
 - ``[[reply:TEXT]]``: answer TEXT verbatim;
 - ``[[texts:A|B]]``: one message with several text blocks (A, then B);
 - ``[[texttool:TEXT|Bash:<command>]]``: one message with a text block and a
@@ -339,6 +341,9 @@ def usage(input_tokens: int, output_tokens: int) -> Dict[str, Any]:
     }
 
 
+_DIRECTIVE_TAIL = re.compile(r"\[\[tailsleep:([0-9.]+)\]\]")
+
+
 def sse(event: str, data: Dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
@@ -594,9 +599,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
         self.end_headers()
-        for chunk in stream_events(model, kind, payload, in_tokens):
-            self.wfile.write(chunk)
+        # The whole message in one write, so the TUI reads it whole, however loaded the
+        # machine: split reads let the TUI start a tool call before the message's end,
+        # which changes what it records when (tests pick that with [[tailsleep:SECS]]:
+        # the end, usage and stop reason, comes SECS after the last block).
+        events = b"".join(stream_events(model, kind, payload, in_tokens))
+        tail = _DIRECTIVE_TAIL.search(last_user_text(body))
+        if tail:
+            head, end = events.split(b"event: message_delta", 1)
+            self.wfile.write(head)
             self.wfile.flush()
+            time.sleep(float(tail.group(1)))
+            events = b"event: message_delta" + end
+        self.wfile.write(events)
+        self.wfile.flush()
         self.close_connection = True
 
 

@@ -33,6 +33,13 @@ def pre_tool_use(**payload: Any) -> HookEvent:
     return HookEvent(contract.HOOK_PRE_TOOL_USE, dict(payload), None, "/nonexistent/reply")
 
 
+def post_tool_batch(*tool_use_ids: str, **payload: Any) -> HookEvent:
+    calls = [{"tool_name": "Bash", "tool_use_id": i, "tool_response": {}} for i in tool_use_ids]
+    return HookEvent(
+        contract.HOOK_POST_TOOL_BATCH, {"tool_calls": calls, **payload}, None, "/nonexistent/reply"
+    )
+
+
 PROMPT = {
     "type": "user",
     "sessionId": "s",
@@ -134,3 +141,42 @@ def test_an_answer_that_costs_exactly_the_budget_reaches_it(sandbox: Sandbox) ->
     result = run(cost * (1 + 1e-9), 0)
     assert (result["subtype"], result["result"]) == ("success", "The answer is 4.")
     assert result["total_cost_usd"] == cost
+
+
+def test_a_tool_started_mid_stream_runs_and_the_batch_stops_the_turn() -> None:
+    """The TUI records a message whose tool it started mid-stream only after the tool's
+    PreToolUse has answered (measured, 2.1.197 and 2.1.332): the settle time passes
+    without it, and the tool runs, as in `claude -p`. After the batch, its call is
+    recorded: PostToolBatch stops the turn before a further call, as `claude -p` does."""
+    rig = Rig(0.0000001)
+    rig.records.append(PROMPT)
+    rig.serve(pre_tool_use(tool_use_id="toolu_1"), now=ASK_SETTLE + 0.01)
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and not rig.turn.budget_spent
+    batch = post_tool_batch("toolu_1")
+    rig.serve(batch)
+    assert rig.answers[1:] == []  # waits for the batch's call in the transcript
+    rig.records.append(assistant("toolu_1", 100))
+    rig.serve(batch)
+    assert rig.answers[1:] == [(contract.HOOK_POST_TOOL_BATCH, contract.BUDGET_STOP)]
+    assert rig.turn.budget_spent
+
+
+def test_a_batch_waits_for_every_call_of_it() -> None:
+    rig = Rig(1.0)
+    rig.records += [PROMPT, assistant("toolu_1", 100)]
+    batch = post_tool_batch("toolu_1", "toolu_2")
+    rig.serve(batch)
+    assert rig.answers == []
+    rig.records.append(assistant("toolu_2", 100, parent="toolu_1"))
+    rig.serve(batch)
+    assert rig.answers == [(contract.HOOK_POST_TOOL_BATCH, None)]
+
+
+def test_a_batch_under_the_budget_or_a_subagents_goes_on() -> None:
+    rig = Rig(1.0)
+    rig.records += [PROMPT, assistant("toolu_1", 100)]
+    rig.serve(post_tool_batch("toolu_1"))
+    spent = Rig(0.0000001)
+    spent.serve(post_tool_batch("toolu_9", agent_id="a1"))
+    assert rig.answers == spent.answers == [(contract.HOOK_POST_TOOL_BATCH, None)]
+    assert not rig.turn.budget_spent and not spent.turn.budget_spent

@@ -66,6 +66,53 @@ def test_budget_stops_before_the_tool_runs_like_claude_p(
     assert_clean(sandbox)
 
 
+@pytest.mark.newest_only
+def test_budget_with_a_tool_started_mid_stream_is_like_claude_p(
+    real_claude: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Over a network a message's end (usage, stop reason) can come after its tool call,
+    and the TUI starts the tool before it. `claude -p` then runs that tool, for its cost
+    check comes at the message's end; the TUI records the message only after the tool's
+    PreToolUse hook has answered, so claude-print cannot know the call's cost either and
+    goes by the cost so far. Measured: both run it, and report the same."""
+    # Longer than ASK_SETTLE (3 s), which claude-print waits for the call's record in vain.
+    tail = " [[tailsleep:5]]"
+    results = []
+    for side in ("ours", "theirs"):
+        marker = tmp_path / f"tool-ran-{side}"
+        prompt = f"Run it [[tool:Bash:touch {marker}]]{tail}"
+        args = ["--output-format", "json", "--max-budget-usd", TINY_BUDGET]
+        args += ["--allowedTools", "Bash", "--", prompt]
+        if side == "ours":
+            proc = run_claude_print(sandbox, args, binary=real_claude)
+        else:
+            proc = run_claude_p(sandbox, real_claude, args)
+        assert_exit(proc, 1)
+        assert marker.exists(), f"{side}: the tool started mid-stream did not run"
+        results.append(json.loads(proc.stdout))
+    a, b = results
+    for key in SAME_KEYS:
+        assert a.get(key) == b.get(key), key
+    assert a["total_cost_usd"] == pytest.approx(b["total_cost_usd"], rel=0.01)
+    assert_clean(sandbox)
+
+
+@pytest.mark.parametrize(
+    "max_turns, budget", [("1", "5"), ("3", TINY_BUDGET)], ids=["turns-first", "budget-first"]
+)
+def test_budget_and_max_turns_together_like_claude_p(
+    real_claude: str, sandbox: Sandbox, max_turns: str, budget: str
+) -> None:
+    """Both limits: PostToolBatch gets two hooks (the batch counter and the budget's
+    asking one); whichever limit is reached first ends the run, as in `claude -p`."""
+    args = ["--max-turns", max_turns, "--max-budget-usd", budget, "--allowedTools", "Bash"]
+    a, b = run_json_pair(sandbox, real_claude, [*args, "--", "Run it [[tool:Bash:echo hi]]"], 1)
+    for key in SAME_KEYS:
+        assert a.get(key) == b.get(key), key
+    assert a["total_cost_usd"] == pytest.approx(b["total_cost_usd"], rel=0.01)
+    assert_clean(sandbox)
+
+
 @pytest.mark.parametrize("tool", [False, True], ids=["answer", "tool"])
 def test_a_budget_of_exactly_one_calls_cost_is_reached_like_claude_p(
     real_claude: str, sandbox: Sandbox, tmp_path: Path, tool: bool

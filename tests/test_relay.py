@@ -499,6 +499,27 @@ def test_post_tool_batch_stops_the_turn_after_max_turns_batches(tmp_path: Path) 
     assert not os.path.exists(relay.dir)
 
 
+def test_post_tool_batch_asks_beside_its_max_turns_entry(tmp_path: Path) -> None:
+    """--max-turns with --max-budget-usd: the batch counter stays, an asking entry joins
+    it (the TUI runs both and stops if either says so)."""
+    relay = Relay(
+        tmp_root=str(tmp_path),
+        max_turns=3,
+        asking=(contract.HOOK_PRE_TOOL_USE, contract.HOOK_POST_TOOL_BATCH),
+    )
+    try:
+        entries = settings_of(relay)["hooks"][contract.HOOK_POST_TOOL_BATCH]
+        commands = [entry["hooks"][0]["command"] for entry in entries]
+        assert [c.rsplit(" ", 2)[-2:] for c in commands] == [
+            ["PostToolBatch", "3"],
+            ["PostToolBatch", "ask"],
+        ]
+        [pre] = settings_of(relay)["hooks"][contract.HOOK_PRE_TOOL_USE]
+        assert pre["hooks"][0]["command"].endswith(" PreToolUse ask")
+    finally:
+        relay.close()
+
+
 def test_post_tool_batch_without_a_limit_never_stops(tmp_path: Path) -> None:
     relay = Relay(tmp_root=str(tmp_path), max_turns=1)
     try:

@@ -170,8 +170,11 @@ def hook_settings(
         events.append((contract.HOOK_POST_TOOL_BATCH, f" {int(max_turns)}" if max_turns else ""))
     if mcp_servers:
         events.append((contract.HOOK_USER_PROMPT_SUBMIT, f" wait-mcp {int(mcp_servers)}"))
-    events = [(event, " ask" if event in asking else arg) for event, arg in events]
-    events += [(event, " ask") for event in asking if event not in dict(events)]
+    # An asking event's own entry becomes the asking one, but PostToolBatch's counts
+    # batches (--max-turns) or ends a --json-schema turn: it keeps that and gets a second.
+    keeps = (contract.HOOK_POST_TOOL_BATCH,)
+    events = [(e, " ask" if e in asking and e not in keeps else arg) for e, arg in events]
+    events += [(event, " ask") for event in asking if (event, " ask") not in events]
     for event, arg in events:
         # `sh script` rather than exec: works even when TMPDIR is mounted noexec.
         command = f"/bin/sh {shlex.quote(script_path)} {event}{arg}"
@@ -183,7 +186,7 @@ def hook_settings(
         }
         if event in contract.TOOL_HOOKS:
             entry["matcher"] = "*"
-        hooks[event] = [entry]
+        hooks.setdefault(event, []).append(entry)
     for hook in extra_hooks:
         command = f"/bin/sh {shlex.quote(script_path)} {hook.event} ask {shlex.quote(hook.tag)}"
         entry = {

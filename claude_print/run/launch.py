@@ -169,7 +169,11 @@ def make_relay(
     extra = dict(contract.QUIET_TUI_SETTINGS)
     if wants_bypass(options):
         extra[contract.SKIP_BYPASS_SETTING] = True
-    asking: Tuple[str, ...] = (contract.HOOK_PRE_TOOL_USE,) if options.max_budget_usd else ()
+    asking: Tuple[str, ...] = ()
+    if options.max_budget_usd:
+        # Before a tool runs, and after a batch of them before the next API call: a tool
+        # the TUI starts while its message still streams is recorded only afterwards.
+        asking += (contract.HOOK_PRE_TOOL_USE, contract.HOOK_POST_TOOL_BATCH)
     if delivery != "argv" or channel is not None:
         # Each typed-in prompt is held against the one intended before it is sent.
         asking += (contract.HOOK_USER_PROMPT_SUBMIT,)

@@ -1,8 +1,9 @@
 """Asking hooks: hook runs that wait for claude-print's decision (relay ask mode).
 
 Which hooks ask, and who decides: claude-print's UserPromptSubmit (the prompt about to be
-sent is held against the intended one, `delivery`), PreToolUse with --max-budget-usd (no
-tool of a call that reached the budget), and with stream-json input the caller's
+sent is held against the intended one, `delivery`), PreToolUse and PostToolBatch with
+--max-budget-usd (no tool, and no further call, after a call that reached the budget), and
+with stream-json input the caller's
 PermissionRequest (`can_use_tool`) and the hooks it registered (`hook_callback`). A
 decision that depends on the transcript waits (bounded) until the tool call is in it.
 """
@@ -71,10 +72,26 @@ class AskingHooks:
                     self._ask_can_use_tool(event, tool_use_id or "", turn)
             elif event.name == contract.HOOK_USER_PROMPT_SUBMIT:
                 self._confirm_prompt(event, delivering)
-            elif event.name == contract.HOOK_PRE_TOOL_USE:
+            elif event.name == contract.HOOK_POST_TOOL_BATCH:
+                # --max-budget-usd after a batch: the calls are recorded by now, so a
+                # call that reached the budget makes no further one, as in `claude -p`.
                 if awaits_tool_use(event, summary) and settling:
                     waiting.append((event, arrived))
                     continue
+                main = "agent_id" not in event.payload
+                self.answer(event, self._budget_decision(turn, summary) if main else None)
+            elif event.name == contract.HOOK_PRE_TOOL_USE:
+                if awaits_tool_use(event, summary):
+                    if settling:
+                        waiting.append((event, arrived))
+                        continue
+                    # A tool the TUI started while its message still streamed: the TUI
+                    # records that message only once this hook has answered. `claude -p`
+                    # runs such a tool too (its cost check comes at the message's end).
+                    self.trace(
+                        f"PreToolUse: its call is not in the transcript after {ASK_SETTLE:g}s "
+                        "(a tool started mid-stream): the budget check goes by the cost so far"
+                    )
                 self.answer(event, self._budget_decision(turn, summary))
             else:
                 self.answer(event, None)  # nothing of ours asks about other events
@@ -199,9 +216,16 @@ def tool_use_id_of(event: HookEvent, summary: TurnSummary) -> Optional[str]:
 
 
 def awaits_tool_use(event: HookEvent, summary: TurnSummary) -> bool:
-    """The transcript does not hold the message that asks for this tool yet (a
-    subagent's tool calls go to its own transcript: nothing to wait for)."""
-    if "agent_id" in event.payload:
+    """The transcript does not hold the message that asks for this tool (PreToolUse) or
+    these tools (PostToolBatch) yet (a subagent's tool calls go to its own transcript:
+    nothing to wait for)."""
+    payload = event.payload
+    if "agent_id" in payload:
         return False
-    wanted = event.payload.get("tool_use_id")
-    return not any(use.get("id") == wanted for use in summary.tool_uses)
+    calls = payload.get("tool_calls")
+    if isinstance(calls, list):
+        wanted = {call.get("tool_use_id") for call in calls if isinstance(call, dict)}
+    else:
+        wanted = {payload.get("tool_use_id")}
+    recorded = {use.get("id") for use in summary.tool_uses}
+    return not wanted <= recorded
