@@ -209,7 +209,7 @@ def test_one_init_per_turn_and_flush_sends_it_when_nothing_did() -> None:
     """A turn whose records never came (the transcript was late): flush still sends the
     init line, once; a second turn gets its own."""
     records = transcript("2.1.332", "plain")
-    out, emitter, _, turn = rig("2.1.332", records)
+    out, emitter, feed, turn = rig("2.1.332", records)
     out.init_at_submission()  # 2.1.332 records the model: nothing yet
     assert emitter.events == []
     out.flush()
@@ -217,7 +217,24 @@ def test_one_init_per_turn_and_flush_sends_it_when_nothing_did() -> None:
     assert kinds(emitter.events) == ["system/init"]
     assert emitter.events[0]["model"] == ""  # no model known: as the run learns none
     turn.init_sent = False  # the next turn
+    feed.records.extend(records)  # the first turn's, its request's shape among them
     out.model = "claude-opus-5-5"
     out.init_at_submission()  # a model known from the first turn: at once
     assert kinds(emitter.events) == ["system/init", "system/init"]
     assert emitter.events[1]["model"] == "claude-opus-5-5"
+
+
+def test_a_first_turns_init_waits_for_the_tools_even_with_the_model_known() -> None:
+    """2.1.332, stream-json input: the model is known at submission (--model, or its
+    record read before the Enter on a loaded machine: a CI failure), but the tools come
+    with the request's shape record; the init line waits for it and names them."""
+    records = transcript("2.1.332", "plain")
+    out, emitter, feed, _ = rig("2.1.332", records)
+    out.model = "claude-opus-5-5"
+    out.init_at_submission()
+    assert emitter.events == []
+    for record in records:
+        feed.records.append(record)
+        out.feed(record)
+    [init] = [e for e in emitter.events if e.get("subtype") == "init"]
+    assert "Bash" in init["tools"] and init["model"] == "claude-opus-5-5"

@@ -69,6 +69,13 @@ class StreamOut:
         earlier turn, the options), or where the transcript will not tell it (before
         2.1.270) with the release's default as its `claude -p` names it; else it goes
         once the transcript records the model (`_early_init`)."""
+        if self.facts().request_shape_record and not any(
+            record.get("type") == "api-request-shape" for record in self.transcript.records
+        ):
+            # The session's first request names the tools: its shape record sends the init
+            # line (`_early_init`). A model known already (--model, or its record read
+            # first on a loaded machine) must not send one with no tools.
+            return
         model = self.model
         if not model and not self.facts().model_record:
             from claude_print.printing.output import default_model_usage_key
