@@ -99,6 +99,19 @@ def test_close_releases_a_waiting_hook(relay: Relay) -> None:
     assert (proc.returncode, out) == (0, b"\n"), err
 
 
+def opening_a_fifo(pgid: int) -> bool:
+    """A process of the group is blocked opening a FIFO that has no reader."""
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and os.getpgid(int(pid)) == pgid:
+                with open(f"/proc/{pid}/wchan") as f:
+                    if f.read() == "wait_for_partner":
+                        return True
+        except OSError:
+            continue
+    return False
+
+
 def announced(relay: Relay) -> None:
     """Wait until a hook's line is in the FIFO, without reading it."""
     ready, _, _ = select.select([relay.read_fd], [], [], WAIT)
@@ -136,6 +149,10 @@ def test_the_sweep_ends_the_hooks_a_killed_run_left_waiting(tmp_path: Path) -> N
         os.close(fd)
     relay.read_fd = relay._keeper_fd = relay._lock_fd = -1
     blocked = start_hook(relay, "Stop", {"hook_event_name": "Stop"})
+    deadline = time.monotonic() + WAIT
+    while not opening_a_fifo(blocked.pid):  # a hook still on its way would add files
+        assert time.monotonic() < deadline, "the Stop hook never reached the FIFO"
+        time.sleep(0.01)
     assert leftovers.sweep(str(tmp_path)) == [relay.dir]
     for proc, expected in ((asking, b"\n"), (blocked, b"")):
         out, err = proc.communicate(timeout=WAIT)

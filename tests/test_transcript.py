@@ -375,3 +375,43 @@ def test_a_custom_command_s_expansion_is_not_a_turn() -> None:
     assert sm.summarise([*records, answer]).num_turns == 1
     later = _user("u3", "later", True)
     assert sm.summarise([*records, answer, later]).num_turns == 2  # after an answer it counts
+
+
+def test_the_feed_calls_before_once_new_records_are_read_and_ahead_of_them(
+    tmp_path: Path,
+) -> None:
+    """What happened before the records were written (a hook's report on the relay) must
+    go out before them: `before` runs after the read and before the first consume."""
+    from claude_print.turns.transcript_feed import TranscriptFeed
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("")
+    calls: List[str] = []
+    feed = TranscriptFeed(
+        "s", lambda r: calls.append(f"record {r['n']}"), lambda: calls.append("before")
+    )
+    feed.open(str(path))
+    feed.poll()
+    assert calls == []  # nothing new: nothing to go ahead of
+    with path.open("a") as f:
+        f.write('{"sessionId": "s", "n": 1}\n{"sessionId": "s", "n": 2}\n')
+    feed.poll()
+    assert calls == ["before", "record 1", "record 2"]
+
+
+def test_records_read_from_a_transcript_a_hook_moved_away_from_are_dropped(
+    tmp_path: Path,
+) -> None:
+    from claude_print.turns.transcript_feed import TranscriptFeed
+
+    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    old.write_text('{"sessionId": "s", "n": 1}\n')
+    new.write_text('{"sessionId": "s", "n": 2}\n')
+    seen: List[int] = []
+    feed = TranscriptFeed("s", lambda r: seen.append(r["n"]), lambda: feed.open(str(new)))
+    feed.open(str(old))
+    feed.poll()  # `before` learns the real transcript (a hook named it): old's records go
+    assert seen == []
+    feed.before = lambda: None
+    feed.poll()
+    assert seen == [2]

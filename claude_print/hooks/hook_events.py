@@ -259,9 +259,6 @@ def reported_events(include_hook_events: bool) -> Optional[FrozenSet[str]]:
 
 
 TURN_END_EVENTS = frozenset({"Stop", "StopFailure"})
-# Their runs come before any record of the turn: the TUI waits for them before it writes
-# the prompt and sends the request (`claude -p` prints them before system/init).
-BEFORE_THE_PROMPT = frozenset({SESSION_START, "UserPromptSubmit"})
 
 
 class HookWatch:

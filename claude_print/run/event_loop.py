@@ -30,7 +30,7 @@ from typing import (
 
 from claude_print import contract
 from claude_print.errors import EXIT_TIMEOUT, ClaudePrintError
-from claude_print.hooks.hook_events import BEFORE_THE_PROMPT, HookRun, HookWatch
+from claude_print.hooks.hook_events import HookRun, HookWatch
 from claude_print.hooks.relay import EDITOR_EVENT, HookEvent, Relay
 from claude_print.mcp.sdk_mcp import MCP_EVENT
 from claude_print.options import Options
@@ -84,6 +84,8 @@ class EventLoop:
     reported_hooks: Optional[FrozenSet[str]]
     hook_watch: HookWatch
     signals: SignalPipe
+    relay_pending: List[HookEvent]  # relay lines read, not yet handled
+    draining: bool  # in `_hook_runs_first`
 
     @property
     def session_id(self) -> Optional[str]:
@@ -184,12 +186,8 @@ class EventLoop:
                 self._on_output(child.read(), now)
             if child.fd in ready_w and keys.outbox:
                 keys.written(child.write_some(keys.chunk()))
-            if relay.read_fd in ready_r:
-                for event in relay.read_events():
-                    if event.run is not None:
-                        self._on_hook_run(event.run, now)
-                    else:
-                        self._on_hook(event, now)
+            if relay.read_fd in ready_r or self.relay_pending:
+                self._on_relay(now)
             if self.channel is not None:
                 if self.channel.fd in ready_r:
                     self._on_stdin(now)
@@ -205,6 +203,8 @@ class EventLoop:
                 self._on_child_exit()
 
     def _wait_time(self, now: float) -> float:
+        if self.relay_pending:
+            return 0.0
         wake = [self.deadline]
         if self.asks.waiting:
             wake.append(now + TRANSCRIPT_POLL)
@@ -292,17 +292,46 @@ class EventLoop:
             self.turn.first_record = 0
             self._open_transcript(reported)
 
+    def _on_relay(self, now: float) -> None:
+        """The relay's lines in the order they came, but for runs of the user's hooks
+        that a transcript read takes first (`_hook_runs_first`)."""
+        assert self.relay is not None
+        self.relay_pending.extend(self.relay.read_events())
+        while self.relay_pending:
+            event = self.relay_pending.pop(0)
+            if event.run is not None:
+                self._on_hook_run(event.run, now)
+            else:
+                self._on_hook(event, now)
+
+    def _hook_runs_first(self) -> None:
+        """New transcript records are about to go out: the user's hook runs reported
+        before they were written go first, those read and not yet handled included. A
+        loaded machine can keep claude-print from its FIFO for longer than the TUI takes
+        to run a hook and go on: then the FIFO holds the run's report while the
+        transcript already holds what followed it. Other relay lines keep their turn."""
+        if self.relay is None or self.draining:
+            return
+        self.draining = True
+        try:
+            now = time.monotonic()
+            pending = self.relay_pending + self.relay.read_events()
+            self.relay_pending = [event for event in pending if event.run is None]
+            for event in pending:
+                if event.run is not None:
+                    self._on_hook_run(event.run, now)
+        finally:
+            self.draining = False
+
     def _on_hook_run(self, run: HookRun, now: float) -> None:
-        """A watched hook of the user's started or ended: its stream-json event, after
-        what the transcript already holds (the tool call a PreToolUse hook is about), but
-        for a hook that runs before the turn's records: a run that reads its report late
-        (a loaded machine) finds them written meanwhile, and they come after it."""
-        event = run.payload.get("hook_event_name")
-        self.trace(f"user hook {run.phase}: {event}")
-        if event not in BEFORE_THE_PROMPT:
-            self.transcript.poll()
+        """A watched hook of the user's started or ended: its stream-json event, held
+        until its place (a tool's hook runs wait for the assistant message that calls the
+        tool, which the transcript read that follows may bring)."""
+        self.trace(f"user hook {run.phase}: {run.payload.get('hook_event_name')}")
         self.hook_watch.take(run, now, self.session_id or "")
         self.stream.release_hooks()
+        if not self.draining:
+            self.transcript.poll()
 
     def _answer(self, event: HookEvent, decision: Optional[Dict[str, Any]]) -> None:
         assert self.relay is not None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, TypeVar, Union
 
 from claude_print import contract
 from claude_print.errors import (
@@ -28,7 +28,7 @@ from claude_print.errors import (
 )
 from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
-from claude_print.hooks.relay import Relay
+from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.options import Options, new_session_id, permission_mode
 from claude_print.printing.emit import Emitter, Trace, report_failure
 from claude_print.run import launch
@@ -89,7 +89,9 @@ class Session(EventLoop):
         self.idle_poll = 1.0  # seconds between looks at the files a waiting phase awaits
         self.keys = Keyboard(started)
         session_id = options.session_id or (None if options.resume else new_session_id())
-        self.transcript = TranscriptFeed(session_id, lambda record: self.stream.feed(record))
+        self.transcript = TranscriptFeed(
+            session_id, lambda record: self.stream.feed(record), self._hook_runs_first
+        )
         self.stream = StreamOut(
             emitter,
             lambda: self.facts,
@@ -118,6 +120,8 @@ class Session(EventLoop):
         self.reports_hooks = options.output_format == "stream-json"
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
         self.hook_watch = HookWatch([])
+        self.relay_pending: List[HookEvent] = []
+        self.draining = False
         self.signals = SignalPipe()
 
     def start(self) -> None:

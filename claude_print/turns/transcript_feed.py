@@ -19,9 +19,17 @@ Record = Dict[str, Any]
 
 
 class TranscriptFeed:
-    def __init__(self, session_id: Optional[str], consume: Callable[[Record], None]) -> None:
+    def __init__(
+        self,
+        session_id: Optional[str],
+        consume: Callable[[Record], None],
+        before: Callable[[], None] = lambda: None,
+    ) -> None:
         self.session_id = session_id  # None until a hook names it (a resumed session)
         self.consume = consume
+        # Called once new records are read and before they are consumed: what happened
+        # before they were written (a hook's report on the relay FIFO) goes out first.
+        self.before = before
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Record] = []
 
@@ -59,9 +67,16 @@ class TranscriptFeed:
         return self.tail is not None and os.path.exists(self.tail.path)
 
     def poll(self) -> None:
-        if self.tail is None:
+        tail = self.tail
+        if tail is None:
             return
-        for record in self.tail.poll():
+        records = tail.poll()
+        if not records:
+            return
+        self.before()
+        if self.tail is not tail:  # a hook named another transcript: read from its start
+            return
+        for record in records:
             if record.get("sessionId") == self.session_id:
                 self.records.append(record)
                 self.consume(record)
