@@ -23,19 +23,21 @@ import pytest
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
+from claude_print.hooks.hook_settings import (
+    FIFO_NAME,
+    SCRIPT_NAME,
+    deny_decision,
+    hook_script,
+    hook_settings,
+)
 from claude_print.hooks.leftovers import LOCK_NAME
 from claude_print.hooks.relay import (
     EDITOR_EVENT,
-    FIFO_NAME,
-    SCRIPT_NAME,
     SETTINGS_NAME,
     TEMP_PREFIX,
     USER_EDITOR_VAR,
     HookEvent,
     Relay,
-    deny_decision,
-    hook_script,
-    hook_settings,
     temp_root,
 )
 

@@ -19,7 +19,8 @@ import pytest
 
 from claude_print import contract
 from claude_print.hooks import leftovers
-from claude_print.hooks.relay import FIFO_NAME, HookEvent, Relay
+from claude_print.hooks.hook_settings import FIFO_NAME
+from claude_print.hooks.relay import HookEvent, Relay
 
 WAIT = 20.0
 

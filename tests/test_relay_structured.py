@@ -12,7 +12,8 @@ from typing import Any, Dict, Iterator
 import pytest
 
 from claude_print import contract
-from claude_print.hooks.relay import MCP_READY_PREFIX, MCP_SETTLED_NAME, STOP_TURN_NAME, Relay
+from claude_print.hooks.hook_settings import MCP_READY_PREFIX, MCP_SETTLED_NAME, STOP_TURN_NAME
+from claude_print.hooks.relay import Relay
 from claude_print.mcp.mcp_structured import Server
 
 

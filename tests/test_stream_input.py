@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, Sandbox, entrypoints
 
 from claude_print import contract
-from claude_print.hooks.relay import ExtraHook, hook_settings
+from claude_print.hooks.hook_settings import ExtraHook, hook_settings
 from claude_print.printing.emit import Emitter, Trace
 from claude_print.sdk import answers, stream_input
 from claude_print.tui.images import Image

@@ -28,7 +28,7 @@ from typing import (
 
 from claude_print import contract
 from claude_print.errors import EXIT_INTERRUPTED, ClaudePrintError
-from claude_print.hooks.relay import ExtraHook
+from claude_print.hooks.hook_settings import ExtraHook
 from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
 from claude_print.sdk.answers import SdkHook, sdk_hooks
