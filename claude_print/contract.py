@@ -66,7 +66,14 @@ SCRUBBED_ENV_PREFIXES: Tuple[str, ...] = ("CLAUDE_AGENT_SDK_",)
 # 2.1.331 (measured); the plan-mode pair stays when plan mode is asked for.
 TUI_ONLY_TOOLS: Tuple[str, ...] = ("AskUserQuestion", "EnterPlanMode", "ExitPlanMode")
 PLAN_MODE_TOOLS: Tuple[str, ...] = ("EnterPlanMode", "ExitPlanMode")
-QUIET_TUI_SETTINGS: Dict[str, Any] = {"prefersReducedMotion": True, "spinnerTipsEnabled": False}
+QUIET_TUI_SETTINGS: Dict[str, Any] = {
+    "prefersReducedMotion": True,
+    "spinnerTipsEnabled": False,
+    # The TUI runs a user's status line command (with the session's JSON on stdin) as it
+    # draws; `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (the
+    # settings files' value stays); a command that does nothing takes its place.
+    "statusLine": {"type": "command", "command": "true"},
+}
 QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
