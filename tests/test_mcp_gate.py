@@ -144,6 +144,32 @@ def test_the_gate_passes_bytes_through_and_says_when_tools_are_listed(tmp_path: 
     assert ready.exists() and log.read_text() == "zebra ü\n"
 
 
+def test_a_stateless_session_gets_no_pings_and_is_ready_once_the_tui_has_read(
+    tmp_path: Path,
+) -> None:
+    """MCP's 2026-07-28 protocol (2.1.332): each request names its version in `_meta`
+    and the TUI answers no server requests. The gate sends no ping; the ready file comes
+    once the TUI has read the tools/list answer."""
+    from claude_print.mcp.stateless import PROTOCOL_META, unread
+
+    ready = tmp_path / "ready"
+    proc = gate(ready, sys.executable, ECHO, str(tmp_path / "calls.log"))
+    assert proc.stdin is not None and proc.stdout is not None
+    meta = {"_meta": {PROTOCOL_META: "2026-07-28"}}
+    proc.stdin.write(rpc("tools/list", 1, **meta))
+    proc.stdin.flush()
+    out = proc.stdout.fileno()
+    assert eventually(lambda: unread(out) > 0), "no tools/list answer"
+    assert not ready.exists(), "ready before the TUI read the tools"
+    assert [t["name"] for t in json.loads(proc.stdout.readline())["result"]["tools"]] == ["say"]
+    assert eventually(ready.exists), "no ready file once the TUI had read the tools"
+    proc.stdin.write(rpc("tools/call", 2, name="say", arguments={"text": "hi"}, **meta))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 2  # no ping came before it
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+
+
 def test_the_gate_exits_with_the_servers_status_and_releases_the_prompt(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     proc = gate(ready, "/bin/sh", "-c", "echo broken >&2; exit 3")

@@ -120,6 +120,36 @@ def test_requests_reach_claude_print_and_answers_come_back(relay: Relay, tmp_pat
     assert not (tmp_path / "pwned").exists()
 
 
+def test_a_stateless_session_is_ready_once_the_tui_has_read_the_tools(
+    relay: Relay, tmp_path: Path
+) -> None:
+    """2.1.332 speaks MCP's stateless protocol to an SDK server that offers it and never
+    answers a server's ping (every SDK MCP run waited out the 30 s cap): no ping, and
+    the ready file once the TUI has read the tools/list answer."""
+    from claude_print.mcp.stateless import PROTOCOL_META, unread
+
+    ready = tmp_path / "ready"
+    proc = start_bridge(relay, ready)
+    assert proc.stdout is not None
+    try:
+        meta = {"_meta": {PROTOCOL_META: "2026-07-28"}}
+        listing = {"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": meta}
+        tools = {"jsonrpc": "2.0", "id": 0, "result": {"tools": [{"name": "add"}]}}
+        exchange(relay, proc, listing, tools)
+        out = proc.stdout.fileno()
+        assert eventually(lambda: unread(out) > 0)
+        assert not ready.exists(), "ready before the TUI read the tools"
+        assert read_reply(proc) == tools
+        assert eventually(ready.exists), "no ready file once the TUI had read the tools"
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": meta}
+        answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
+        exchange(relay, proc, call, answer)
+        assert read_reply(proc) == answer  # no ping came before it
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_no_answer_is_a_json_rpc_error_not_a_hang(relay: Relay, tmp_path: Path) -> None:
     proc = start_bridge(relay, tmp_path / "ready")
     try:

@@ -17,6 +17,7 @@ as for --json-schema's server (mcp_structured): the gate pings the TUI after tha
 answer, waits `READY_SETTLE` once the TUI has answered, pings again, and creates READY
 at the second answer; the TUI's answers to these two pings are the gate's, not passed
 on. A wall-clock wait alone let a loaded TUI's first request go out without the tools.
+A server that speaks MCP's stateless protocol gets no pings (stateless.py).
 The relay's UserPromptSubmit hook holds the prompt until every ready file exists.
 
 Servers of other transports (http, sse, ws) are passed on unchanged: claude-print cannot
@@ -43,6 +44,7 @@ from claude_print.mcp.mcp_structured import (
     ready_ping,
     ready_ping_answered,
 )
+from claude_print.mcp.stateless import is_stateless, ready_once_read
 
 BOOT = boot_program("claude_print.mcp.mcp_gate")  # the gate's whole program
 STDIO = "stdio"
@@ -112,6 +114,7 @@ class Watcher:
 
     def __init__(self) -> None:
         self.ready = False
+        self.stateless = False  # the TUI's tools/list was of the stateless protocol
         self._listing: Set[str] = set()
         self._initializing: Set[str] = set()
         self._pending = {"client": b"", "server": b""}
@@ -121,6 +124,7 @@ class Watcher:
             key = json.dumps(message.get("id"))
             if message.get("method") == "tools/list":
                 self._listing.add(key)
+                self.stateless = is_stateless(message)
             elif message.get("method") == "initialize":
                 self._initializing.add(key)
 
@@ -260,7 +264,12 @@ def main(argv: List[str]) -> int:
             data = os.read(out, 65536)
             if not data:
                 break
-            if watcher.server(data):
+            became_ready = watcher.server(data)
+            if became_ready and watcher.stateless:
+                # No pings in the stateless protocol: the TUI's reading tells.
+                to_tui.write(data)
+                ready_once_read(1, lambda: _touch(ready), READY_SETTLE)
+            elif became_ready:
                 # After the line that made it ready (a whole line: the watcher saw it),
                 # before any part of the next: the ping's answer says the TUI read it.
                 cut = data.rindex(b"\n") + 1

@@ -14,7 +14,8 @@ payload file, a line on the relay FIFO, the answer on a reply FIFO); claude-prin
 it to the caller as `mcp_message` and hands back the `mcp_response`. A request gets its
 answer on stdout; a notification (no id) gets none. Once the TUI has taken in the
 server's tools (its `tools/list` answered, or an `initialize` without tools, then the
-two ready pings of mcp_structured answered) the server creates its ready file, so the
+two ready pings of mcp_structured answered, or the stateless protocol's way: stateless.py)
+the server creates its ready file, so the
 first prompt waits for them like any gated server's (`mcp_wait`). The server name
 travels in the payload, never in the FIFO line.
 
@@ -32,6 +33,7 @@ import threading
 from typing import IO, Any, Dict, List, Optional
 
 from claude_print.mcp.mcp_structured import READY_SETTLE, ready_ping, ready_ping_answered
+from claude_print.mcp.stateless import is_stateless, ready_once_read
 
 SDK = "sdk"
 # The relay FIFO's word for a message of a bridged server (its payload says which).
@@ -154,7 +156,10 @@ def serve(relay_dir: str, ready_path: str, name: str, stdin: IO[bytes], stdout: 
             response = error_response(message, f"claude-print: no answer from SDK server {name!r}")
         out.send(response)
         if lists_tools(message, response):
-            out.send(ready_ping(1))  # its answer: the TUI has read the tools
+            if is_stateless(message):  # no pings there: the TUI's reading tells
+                ready_once_read(stdout.fileno(), lambda: _touch(ready_path), READY_SETTLE)
+            else:
+                out.send(ready_ping(1))  # its answer: the TUI has read the tools
 
 
 def _touch(path: str) -> None:
