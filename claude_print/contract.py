@@ -69,11 +69,11 @@ PLAN_MODE_TOOLS: Tuple[str, ...] = ("EnterPlanMode", "ExitPlanMode")
 QUIET_TUI_SETTINGS: Dict[str, Any] = {
     "prefersReducedMotion": True,
     "spinnerTipsEnabled": False,
-    # The TUI runs a user's status line command (with the session's JSON on stdin) as it
-    # draws; `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (the
-    # settings files' value stays); a command that does nothing takes its place.
-    "statusLine": {"type": "command", "command": "true"},
 }
+# The TUI runs a user's status line command (the session's JSON on its stdin) as it draws;
+# `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (a settings file's
+# value stays); an empty command takes its place, where `Facts.status_line_footer` allows.
+NO_STATUS_LINE: Dict[str, Any] = {"statusLine": {"type": "command", "command": ""}}
 QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
@@ -274,6 +274,9 @@ class Facts(NamedTuple):
     # and (2.1.330 on) the request's shape with its tools: when a turn's init line can go.
     model_record: bool
     request_shape_record: bool
+    # A status line leaves the ready footer ("? for shortcuts") drawn: before this the
+    # footer gives way to it, and claude-print would never see the input box ready.
+    status_line_footer: bool
 
 
 class Change(NamedTuple):
@@ -299,10 +302,18 @@ BASELINE = Facts(
     tool_result_meta="",
     model_record=False,
     request_shape_record=False,
+    status_line_footer=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
 CHANGES: Tuple[Change, ...] = (
+    Change(
+        "2.1.203",
+        "a status line leaves the ready footer drawn (bisected: on 2.1.202 any status line, "
+        "ours that runs nothing too, puts '← for agents' there: claude-print then leaves the "
+        "user's status line alone, and a typed prompt never finds the input box ready)",
+        {"status_line_footer": True},
+    ),
     Change(
         "2.1.205",
         "ready footer '⏸ manual mode on · ? for shortcuts' in the default mode",
