@@ -168,7 +168,9 @@ def make_relay(
     # Asked-for bypass mode: skip its warning through our settings file, because
     # answering the screen makes Claude Code write the choice into ~/.claude.
     extra = dict(contract.QUIET_TUI_SETTINGS)
-    if facts.status_line_footer:
+    if facts.version and facts.status_line_footer:
+        # Not for a release learned only later (a wrapper script): on one before 2.1.203
+        # the empty status line would hide the ready footer and the prompt never start.
         extra.update(contract.NO_STATUS_LINE)
     if wants_bypass(options):
         extra[contract.SKIP_BYPASS_SETTING] = True
