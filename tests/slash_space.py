@@ -55,6 +55,8 @@ BOOKKEEPING: Tuple[str, ...] = (
     r"home/\.claude/tasks(/.*)?",  # per-session task lists
     r"home/\.claude/jobs(/.*)?",  # background job registry
     r"home/\.claude/\.[^/]*\.lock",  # Claude Code's own lock files
+    r"home/\.claude/\.last-cleanup",  # the start-up cleanup's stamp: a background task
+    # of both modes, which a short run can outlive (seen under load on 2.1.332)
     r"home/\.claude",  # the folder itself
     r"home/\.cache(/.*)?",  # runtime caches
     r"home/\.local(/.*)?",  # runtime state

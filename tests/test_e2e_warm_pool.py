@@ -86,7 +86,8 @@ def test_runs_that_start_together_each_find_a_warm_tui(
         assert up.stdout == b""
         assert len(slot_locks(sandbox)) == size
         wait_until(f"{size} keepers at their input box", lambda: ready_keepers(sandbox) == size)
-        # One run more than the pool holds when it holds one: that one must go cold.
+        # One run more than the pool holds when it holds one: that one goes cold, unless
+        # the pool is topped up first.
         count = 3 if size == 3 else 2
         prompts = [f"Fleet worker {i} of {count}: what is in this pool?" for i in range(count)]
         seen = len(fake_api.requests)  # the server is the session's: earlier tests' too
@@ -102,7 +103,9 @@ def test_runs_that_start_together_each_find_a_warm_tui(
             assert turns(requests, prompt) == 1, [r["prompt"] for r in requests]
         warm = [err for _, _, err in results if "runs the prompt" in err]
         keepers = {re.search(r"keeper (\d+) runs the prompt", err).group(1) for err in warm}  # type: ignore[union-attr]
-        assert len(warm) == len(keepers) == size, [err[-1500:] for _, _, err in results]
+        # Never one keeper for two runs. Under load a pool of 1 may be topped up before the
+        # second run looks (seen at load 15): then it runs warm on the new keeper.
+        assert len(warm) == len(keepers) >= size, [err[-1500:] for _, _, err in results]
         for _, _, err in results:
             if "runs the prompt" not in err:  # the one a pool of 1 has no keeper for
                 assert "no warm TUI for this key" in err, err[-3000:]

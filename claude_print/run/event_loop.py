@@ -347,9 +347,12 @@ class EventLoop:
         self.tui.keep(self.child.last_words())
         code = self.child.terminate(0.5)
         self.child = None
-        raise self._screen_error(
-            f"Claude Code exited (status {code}) before answering", self.tui.lines()
-        )
+        lines = self.tui.lines()
+        # A screen with advice (first-run connectivity, say) the TUI exited on before
+        # claude-print read it (a loaded machine): the advice, not only the exit.
+        advice = screens.BLOCKING_ADVICE.get(screens.classify(lines).kind)
+        what = f"Claude Code exited (status {code}) before answering"
+        raise self._screen_error(f"{advice} ({what})" if advice else what, lines)
 
     def _screen_error(self, what: str, lines: List[str]) -> ClaudePrintError:
         """A failure with the screen's text and, if it drifted, Claude Code's version."""
