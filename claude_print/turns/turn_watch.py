@@ -361,9 +361,14 @@ class TurnWatch:
         quiet = self.keyboard.last_output
         if self.asking() or now - quiet < STUCK_DIALOG_QUIET or self.turn.dialog_checked == quiet:
             return
-        self.turn.dialog_checked = quiet
         lines = self.screen()
         state = screens.classify(lines)
+        if state.kind == "permission_dialog" and now - quiet < contract.HOOK_TIMEOUT_SECS:
+            # Our PermissionRequest hook answers this dialog, which the TUI draws while the
+            # hook runs: on a loaded machine the hook can take longer than the quiet gap.
+            # Stuck only past the hook's own time limit (read again until then).
+            return
+        self.turn.dialog_checked = quiet
         if state.kind in screens.BLOCKING_ADVICE and state.selected is not None:
             raise self.fail(screens.BLOCKING_ADVICE[state.kind], lines)
 
