@@ -47,7 +47,7 @@ _SET_UP_FILES = ("hook.sh", "settings.json")
 # coarse clock (a few ms); a whole second leaves room for both and for a slewing clock.
 SLACK_SECS = 1.0
 LOCK_NAME = "run.lock"
-FIFO_NAME = "relay.fifo"  # relay.FIFO_NAME
+FIFO_NAME = "relay.fifo"  # the relay's FIFO (hook_settings takes the name from here)
 
 
 def hold_lock(directory: str) -> int:
@@ -191,13 +191,13 @@ def is_orphan(path: str, pid: int) -> bool:
 
 
 def release_hooks(path: str) -> None:
-    """End the hooks a dead run left waiting in its dir `path`: those blocked opening its
-    FIFO (which has no reader any more) and asking ones blocked on their reply FIFOs."""
+    """End the hooks still waiting on the run of dir `path` (a dead run's, or one that is
+    closing): those blocked opening its FIFO and asking ones blocked on their reply FIFOs."""
     fifo = os.path.join(path, FIFO_NAME)
     try:
         # Opening the read end wakes every writer blocked in open(); once we close it
         # again, a write they have yet to make ends them with SIGPIPE. Unlinked while
-        # we read it, it can block no later hook either (relay.Relay.close does the same).
+        # we read it, it can block no later hook either.
         fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         fd = -1

@@ -290,9 +290,7 @@ class Relay:
         # blocking forever in open() on a reader-less FIFO, and a late asking hook gives
         # up instead of waiting for an answer. Then every asking hook still waiting is
         # answered, whether or not we read its line (a keeper stopped mid-turn never did).
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(self.dir, FIFO_NAME))
-        replies.release_waiting(self.dir)
+        leftovers.release_hooks(self.dir)
         self._unanswered.clear()
         shutil.rmtree(self.dir, ignore_errors=True)
         for fd in (self.read_fd, self._keeper_fd, self._lock_fd):
