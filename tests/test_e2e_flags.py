@@ -118,16 +118,26 @@ def test_a_budget_of_exactly_one_calls_cost_is_reached_like_claude_p(
     real_claude: str, sandbox: Sandbox, tmp_path: Path, tool: bool
 ) -> None:
     # `claude -p` stops once the cost reaches the budget (>=): at exactly the first
-    # call's cost the answer is an error and that call's tool does not run.
-    marker = tmp_path / "tool-ran"
-    prompt = f"Run it [[tool:Bash:touch {marker}]]" if tool else "What is 2+2?"
+    # call's cost the answer is an error and that call's tool does not run. On a loaded
+    # machine `claude -p` itself runs that tool now and then (its cost check races the
+    # tool call: test_budget_stops_before_the_tool_runs_like_claude_p), so each run has
+    # its own marker and only claude-print's is checked. The fake API bills every call
+    # the same (42 tokens in), whatever the marker's name.
+    def prompt(side: str) -> str:
+        return f"Run it [[tool:Bash:touch {tmp_path / side}]]" if tool else "What is 2+2?"
+
     head = ["--output-format", "json", "--allowedTools", "Bash", "--max-budget-usd"]
-    probe = run_claude_p(sandbox, real_claude, [*head, TINY_BUDGET, "--", prompt])
-    assert probe.returncode == 1, probe.stderr.decode()
+    probe = run_claude_p(sandbox, real_claude, [*head, TINY_BUDGET, "--", prompt("probe")])
+    assert_exit(probe, 1)
     first_call = json.loads(probe.stdout)["total_cost_usd"]
-    args = ["--allowedTools", "Bash", "--max-budget-usd", repr(first_call), "--", prompt]
-    a, b = run_json_pair(sandbox, real_claude, args, 1)
-    assert not marker.exists(), "the tool of the call that reached the budget ran"
+    ours = run_claude_print(
+        sandbox, [*head, repr(first_call), "--", prompt("ours")], binary=real_claude
+    )
+    assert_exit(ours, 1)
+    assert not (tmp_path / "ours").exists(), "the tool of the call that reached the budget ran"
+    theirs = run_claude_p(sandbox, real_claude, [*head, repr(first_call), "--", prompt("them")])
+    assert_exit(theirs, 1)
+    a, b = json.loads(ours.stdout), json.loads(theirs.stdout)
     for key in SAME_KEYS:
         assert a.get(key) == b.get(key), key
     assert a["num_turns"] == 1
