@@ -72,7 +72,7 @@ QUIET_TUI_SETTINGS: Dict[str, Any] = {
 }
 # The TUI runs a user's status line command (the session's JSON on its stdin) as it draws;
 # `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (a settings file's
-# value stays); an empty command takes its place, where `Facts.status_line_footer` allows.
+# value stays); an empty command takes its place, on every release (see READY_FOOTERS).
 NO_STATUS_LINE: Dict[str, Any] = {"statusLine": {"type": "command", "command": ""}}
 QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy
@@ -183,8 +183,15 @@ ANSWERED_SCREENS: Dict[str, str] = {
 # of these footers ("? for shortcuts" in the default permission mode only; other
 # modes show e.g. "bypass permissions on (shift+tab to cycle)"). From 2.1.270 the default
 # mode says "manual mode on", alone while the box holds text (an interrupted prompt put
-# back, measured on 2.1.331).
-READY_FOOTERS: Tuple[str, ...] = ("? for shortcuts", "(shift+tab to cycle)", "manual mode on")
+# back, measured on 2.1.331). Up to 2.1.202 any status line (NO_STATUS_LINE too) puts
+# "← for agents" where the default mode's "? for shortcuts" was (bisected; the other modes
+# keep theirs, followed by " · ← for agents"; measured on 2.1.197).
+READY_FOOTERS: Tuple[str, ...] = (
+    "? for shortcuts",
+    "(shift+tab to cycle)",
+    "manual mode on",
+    "\u2190 for agents",
+)
 RULE_CHAR = "\u2500"  # box-drawing horizontal
 
 # --- hooks ---------------------------------------------------------------
@@ -274,9 +281,6 @@ class Facts(NamedTuple):
     # and (2.1.330 on) the request's shape with its tools: when a turn's init line can go.
     model_record: bool
     request_shape_record: bool
-    # A status line leaves the ready footer ("? for shortcuts") drawn: before this the
-    # footer gives way to it, and claude-print would never see the input box ready.
-    status_line_footer: bool
 
 
 class Change(NamedTuple):
@@ -302,7 +306,6 @@ BASELINE = Facts(
     tool_result_meta="",
     model_record=False,
     request_shape_record=False,
-    status_line_footer=False,
 )
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
@@ -310,9 +313,8 @@ CHANGES: Tuple[Change, ...] = (
     Change(
         "2.1.203",
         "a status line leaves the ready footer drawn (bisected: on 2.1.202 any status line, "
-        "ours that runs nothing too, puts '← for agents' there: claude-print then leaves the "
-        "user's status line alone, and a typed prompt never finds the input box ready)",
-        {"status_line_footer": True},
+        "ours that runs nothing too, puts '← for agents' in its place: READY_FOOTERS)",
+        {},
     ),
     Change(
         "2.1.205",

@@ -2,9 +2,9 @@
 
 The TUI runs a `statusLine` command (the session's JSON on its stdin) as it draws; print
 mode draws nothing. Wherever the setting comes from, a claude-print run must not run it
-either (measured: `claude -p` of 2.1.197 and 2.1.332 never does). Before 2.1.203 any
-status line takes the ready footer's place, so claude-print cannot put an empty one in
-the user's (bisected: 2.1.202 never shows a typed prompt's input box ready then)."""
+either (measured: `claude -p` of 2.1.197 and 2.1.332 never does). claude-print puts an
+empty one in its place; up to 2.1.202 that shows "← for agents" where the ready footer
+was, which claude-print reads as ready (contract.READY_FOOTERS)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from conftest import Sandbox, claude_release, run_claude_p, run_claude_print
+from conftest import Sandbox, run_claude_p, run_claude_print
 from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e
 
 SOURCES = [
-    pytest.param("user", marks=pytest.mark.matrix),  # the matrix's oldest skips it
+    pytest.param("user", marks=pytest.mark.matrix),
     pytest.param("project", marks=pytest.mark.newest_only),
     pytest.param("flag", marks=pytest.mark.newest_only),
 ]
@@ -40,9 +40,6 @@ def status_line_args(sandbox: Sandbox, source: str, marker: Path) -> List[str]:
 def test_a_status_line_command_never_runs(
     real_claude: str, sandbox: Sandbox, tmp_path: Path, source: str
 ) -> None:
-    release = tuple(int(part) for part in claude_release(real_claude).split("."))
-    if release < (2, 1, 203):
-        pytest.skip("before 2.1.203 the TUI's status line hides the ready footer (module doc)")
     for side in ("claude -p", "claude-print"):
         marker = tmp_path / f"status-line-ran-{side.replace(' ', '')}"
         args = [*status_line_args(sandbox, source, marker), "--output-format", "json", "hi"]

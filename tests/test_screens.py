@@ -181,6 +181,33 @@ def test_ready_in_other_permission_modes(footer: str) -> None:
     assert classify(lines).kind == "ready"
 
 
+# Measured on 2.1.197 with a status line set (an empty command too): the default mode's
+# footer is "← for agents" alone, the other modes keep theirs; 2.1.203 and later keep
+# "? for shortcuts" (bisected).
+STATUS_LINE_FOOTERS_2_1_197 = [
+    "  ← for agents" + " " * 150 + "● high · /effort",
+    "  ⏵⏵ accept edits on (shift+tab to cycle) · ← for agents",
+    "  ⏸ plan mode on (shift+tab to cycle) · ← for agents",
+]
+
+
+@pytest.mark.parametrize("footer", STATUS_LINE_FOOTERS_2_1_197)
+def test_ready_with_a_status_line_up_to_2_1_202(footer: str) -> None:
+    lines = capture("ready.bin")
+    lines[footer_index(lines)] = footer
+    assert is_ready(lines)
+    assert classify(lines).kind == "ready"
+
+
+def test_for_agents_above_the_box_is_not_the_footer() -> None:
+    """An answer that says "← for agents" above the input box makes nothing ready."""
+    lines = capture("ready.bin")
+    index = footer_index(lines)
+    lines[index] = ""
+    lines[2] = "  ← for agents"
+    assert not is_ready(lines)
+
+
 def test_not_ready_without_a_footer() -> None:
     lines = capture("ready.bin")
     lines[footer_index(lines)] = "  esc to interrupt"

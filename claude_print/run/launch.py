@@ -63,7 +63,7 @@ def prepare(
     schema = json_schema(options, facts.version, trace)
     if channel is None:
         check_prompt(options.prompt, delivery, facts, trace)
-    relay = make_relay(options, delivery, channel, schema is not None, reported_hooks, facts)
+    relay = make_relay(options, delivery, channel, schema is not None, reported_hooks)
     try:
         structured_max = None
         structured = None
@@ -161,17 +161,12 @@ def make_relay(
     channel: Optional[ControlChannel],
     structured: bool,
     reported_hooks: Optional[Any],
-    facts: contract.Facts,
 ) -> Relay:
     """The relay: claude-print's hooks (which of them ask, the caller's too), the
     user's --settings merged in, the gated --mcp-config servers."""
     # Asked-for bypass mode: skip its warning through our settings file, because
     # answering the screen makes Claude Code write the choice into ~/.claude.
-    extra = dict(contract.QUIET_TUI_SETTINGS)
-    if facts.version and facts.status_line_footer:
-        # Not for a release learned only later (a wrapper script): on one before 2.1.203
-        # the empty status line would hide the ready footer and the prompt never start.
-        extra.update(contract.NO_STATUS_LINE)
+    extra = {**contract.QUIET_TUI_SETTINGS, **contract.NO_STATUS_LINE}
     if wants_bypass(options):
         extra[contract.SKIP_BYPASS_SETTING] = True
     asking: Tuple[str, ...] = ()
