@@ -74,7 +74,15 @@ QUIET_TUI_SETTINGS: Dict[str, Any] = {
 # `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (a settings file's
 # value stays); an empty command takes its place, on every release (see READY_FOOTERS).
 NO_STATUS_LINE: Dict[str, Any] = {"statusLine": {"type": "command", "command": ""}}
-QUIET_TUI_ENV: Dict[str, str] = {"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
+# The TUI's first start in a HOME (and again after 1 h, 2 h, ... while it fails) clones
+# Anthropic's official plugin marketplace from GitHub into ~/.claude/plugins/marketplaces,
+# by HTTPS and then by SSH with the user's keys (`ssh -T git@github.com`); `claude -p`
+# never does (traced with strace on 2.1.197 and 2.1.332). Its own variable turns that off.
+MARKETPLACE_AUTOINSTALL_VAR = "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL"
+QUIET_TUI_ENV: Dict[str, str] = {
+    "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+    MARKETPLACE_AUTOINSTALL_VAR: "1",
+}
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
 # them, and `--check` warns when such a host hangs and it is not set.

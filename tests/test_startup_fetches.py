@@ -88,6 +88,7 @@ def test_quiet_switches_reach_the_tui() -> None:
     from claude_print.tui.pty_session import child_environment
 
     assert child_environment({})["CLAUDE_CODE_DISABLE_TERMINAL_TITLE"] == "1"
+    assert child_environment({})["CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL"] == "1"
     assert (
         child_environment({"CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "0"})[
             "CLAUDE_CODE_DISABLE_TERMINAL_TITLE"
