@@ -38,6 +38,7 @@ def recording_path(bindir: Path, log: Path) -> Dict[str, str]:
     return {"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
 
 
+@pytest.mark.matrix  # also in scripts/sweep-releases' core: every release must know the variable
 def test_the_official_marketplace_is_never_fetched(
     real_claude: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
