@@ -69,19 +69,19 @@ PLAN_MODE_TOOLS: Tuple[str, ...] = ("EnterPlanMode", "ExitPlanMode")
 QUIET_TUI_SETTINGS: Dict[str, Any] = {
     "prefersReducedMotion": True,
     "spinnerTipsEnabled": False,
+    # The TUI runs a user's status line command (the session's JSON on its stdin) as it
+    # draws; `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (a
+    # settings file's value stays); an empty command takes its place, on every release
+    # (see READY_FOOTERS).
+    "statusLine": {"type": "command", "command": ""},
 }
-# The TUI runs a user's status line command (the session's JSON on its stdin) as it draws;
-# `claude -p` never does (2.1.197, 2.1.332). `null` does not unset it (a settings file's
-# value stays); an empty command takes its place, on every release (see READY_FOOTERS).
-NO_STATUS_LINE: Dict[str, Any] = {"statusLine": {"type": "command", "command": ""}}
 # The TUI's first start in a HOME (and again after 1 h, 2 h, ... while it fails) clones
 # Anthropic's official plugin marketplace from GitHub into ~/.claude/plugins/marketplaces,
 # by HTTPS and then by SSH with the user's keys (`ssh -T git@github.com`); `claude -p`
 # never does (traced with strace on 2.1.197 and 2.1.332). Its own variable turns that off.
-MARKETPLACE_AUTOINSTALL_VAR = "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL"
 QUIET_TUI_ENV: Dict[str, str] = {
     "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
-    MARKETPLACE_AUTOINSTALL_VAR: "1",
+    "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
 }
 # Start-up fetches (feature flags, marketplace, updates) the TUI waits for where a proxy
 # black-holes Anthropic's other hosts (~5-6 s, measured); this documented variable skips
@@ -191,7 +191,7 @@ ANSWERED_SCREENS: Dict[str, str] = {
 # of these footers ("? for shortcuts" in the default permission mode only; other
 # modes show e.g. "bypass permissions on (shift+tab to cycle)"). From 2.1.270 the default
 # mode says "manual mode on", alone while the box holds text (an interrupted prompt put
-# back, measured on 2.1.331). Up to 2.1.202 any status line (NO_STATUS_LINE too) puts
+# back, measured on 2.1.331). Up to 2.1.202 any status line (our empty one too) puts
 # "← for agents" where the default mode's "? for shortcuts" was (bisected; the other modes
 # keep theirs, followed by " · ← for agents"; measured on 2.1.197).
 READY_FOOTERS: Tuple[str, ...] = (

@@ -164,9 +164,9 @@ def make_relay(
 ) -> Relay:
     """The relay: claude-print's hooks (which of them ask, the caller's too), the
     user's --settings merged in, the gated --mcp-config servers."""
+    extra = dict(contract.QUIET_TUI_SETTINGS)
     # Asked-for bypass mode: skip its warning through our settings file, because
     # answering the screen makes Claude Code write the choice into ~/.claude.
-    extra = {**contract.QUIET_TUI_SETTINGS, **contract.NO_STATUS_LINE}
     if wants_bypass(options):
         extra[contract.SKIP_BYPASS_SETTING] = True
     asking: Tuple[str, ...] = ()
