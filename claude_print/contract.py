@@ -289,6 +289,15 @@ class Facts(NamedTuple):
     # and (2.1.330 on) the request's shape with its tools: when a turn's init line can go.
     model_record: bool
     request_shape_record: bool
+    # The kinds of background task (the Stop hook's `background_tasks[].type`) that keep
+    # `claude -p` from exiting until they end; other kinds it stops after
+    # BACKGROUND_GRACE_SECS of an idle main thread.
+    background_holds: Tuple[str, ...]
+    # `claude -p --output-format text` prints every result of a run (a background task's
+    # notification starts another turn), a blank line between them; else only the last.
+    text_every_result: bool
+    # The result of a turn a background task's notification started names its `origin`.
+    result_origin: bool
 
 
 class Change(NamedTuple):
@@ -314,7 +323,19 @@ BASELINE = Facts(
     tool_result_meta="",
     model_record=False,
     request_shape_record=False,
+    background_holds=("subagent",),
+    text_every_result=False,
+    result_origin=False,
 )
+
+# `claude -p` at the end of a run with background work still running (its "print
+# wind-down", read in the 2.1.197, 2.1.270 and 2.1.332 binaries and measured): tasks of
+# a kind in Facts.background_holds are waited for; once only others are left, and no
+# notification is pending, it waits this long and then kills them.
+BACKGROUND_GRACE_SECS = 5.0
+# ... and it stops waiting even for those after this long (milliseconds; 0: never).
+BACKGROUND_CEILING_VAR = "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"
+BACKGROUND_CEILING_MS = 600000
 
 # Oldest first. Each entry was measured on the real binary (docs/compatibility.md).
 CHANGES: Tuple[Change, ...] = (
@@ -449,6 +470,17 @@ CHANGES: Tuple[Change, ...] = (
         "drops the betas of --betas, as 2.1.330 did the same day (claude-print passes them "
         "in ANTHROPIC_BETAS on every release, where the TUI sends them)",
         {"sdk_sandbox_key": True},
+    ),
+    Change(
+        "2.1.332",
+        "claude -p waits for background commands too (holdForBackgroundShells), not only "
+        "subagents; --output-format text prints every result of the run (PROVISIONAL: "
+        "measured on 2.1.270 and 2.1.332 only)",
+        {
+            "background_holds": ("subagent", "shell"),
+            "text_every_result": True,
+            "result_origin": True,
+        },
     ),
 )
 

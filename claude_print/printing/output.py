@@ -281,6 +281,8 @@ _ONLY_WHEN_GIVEN = ("tool_result_meta",)
 _OPTIONAL_AFTER = {
     "api_error": ("api_error_type", "api_error_status"),
     "tool_use_meta": ("timestamp", "uuid"),  # an MCP tool call's display names
+    # The result of a turn started by a background task's notification (2.1.332).
+    "origin": ("fast_mode_disabled_reason", "fast_mode_state"),
 }
 # Nested objects whose keys follow the release's order too.
 _NESTED = ("usage", "server_tool_use", "cache_creation", "output_tokens_details")

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from claude_print import contract
 from claude_print.printing.output import api_error_type
-from claude_print.records.transcript import Record, is_human_prompt
+from claude_print.records.transcript import Record, is_human_prompt, is_notification_prompt
 from claude_print.tui.images import is_source_note
 
 # Block texts that `claude -p` never emits as an assistant event.
@@ -245,6 +245,8 @@ class StreamConverter:
         if is_human_prompt(record):
             self._in_turn = True  # claude -p does not echo the prompt
             return []
+        if is_notification_prompt(record):
+            return self._notification_events(record)
         if not self._in_turn or record.get("isSidechain"):
             return []
         kind = record.get("type")
@@ -253,6 +255,23 @@ class StreamConverter:
         if kind == "user" and not is_source_note(record):
             return self._user_events(record)
         return []  # attachments, system records, progress...
+
+    def _notification_events(self, record: Record) -> List[Dict[str, Any]]:
+        """A turn the TUI started for a background task's notification: `claude -p`
+        prints the notification as a `task_notification` event, not as a prompt."""
+        from claude_print.printing.task_events import notification_event
+
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        texts = [content] if isinstance(content, str) else []
+        if isinstance(content, list):
+            texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+        events = []
+        for text in texts:
+            event = notification_event(text, self.session_id, str(record["uuid"]))
+            if event is not None:
+                events.append(event)
+        return events
 
     def _assistant_events(self, record: Record) -> List[Dict[str, Any]]:
         message = record.get("message")

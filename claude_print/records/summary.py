@@ -16,7 +16,8 @@ from claude_print.records.transcript import (
     NO_RESULT_TEXTS,
     SYNTHETIC_MODEL,
     Record,
-    is_human_prompt,
+    is_notification_prompt,
+    is_turn_prompt,
     record_blocks,
     record_content,
     timestamp_ms,
@@ -128,6 +129,9 @@ class TurnSummary:
     permission_denials: List[Dict[str, Any]] = field(default_factory=list)  # `claude -p` shape
     prompt_uuid: Optional[str] = None
     prompt_id: Optional[str] = None  # equals the hooks' prompt_id
+    # A turn the TUI started for a background task's notification: its prompt's origin
+    # (`{"kind": "task-notification", ...}`), which `claude -p` puts in its result.
+    origin: Optional[Dict[str, Any]] = None
     prompt_at_ms: Optional[int] = None
     first_answer_at_ms: Optional[int] = None
     last_record_at_ms: Optional[int] = None
@@ -171,12 +175,15 @@ def _closed_after(records: List[Record], last_answer: Optional[Record]) -> bool:
 def summarise(records: List[Record]) -> TurnSummary:
     """Summarise one turn (the output of `turn_records`, in order)."""
     summary = TurnSummary()
-    prompt = next((r for r in records if is_human_prompt(r)), None)
+    prompt = next((r for r in records if is_turn_prompt(r)), None)
     if prompt is not None:
         summary.prompt_uuid = prompt.get("uuid")
         prompt_id = prompt.get("promptId")
         summary.prompt_id = prompt_id if isinstance(prompt_id, str) else None
         summary.prompt_at_ms = timestamp_ms(prompt.get("timestamp"))
+        origin = prompt.get("origin")
+        if is_notification_prompt(prompt) and isinstance(origin, dict):
+            summary.origin = dict(origin)
     summary.num_turns = 1
     answers: List[Record] = []
     last_message: Optional[Record] = None  # last user/assistant record, as claude -p's `ho`

@@ -244,6 +244,41 @@ def is_human_prompt(record: Record) -> bool:
     return isinstance(record_content(record), (str, list))
 
 
+# The `origin.kind` of the prompt the TUI submits by itself when background work it
+# started (a command run in the background, a subagent) ends: a new turn of the same
+# run (2.1.197, 2.1.270 and 2.1.332 alike; `promptSource` "system").
+NOTIFICATION_ORIGIN = "task-notification"
+
+
+def is_notification_prompt(record: Record) -> bool:
+    """The prompt of a turn the TUI started itself to tell the model background work ended."""
+    if record.get("type") != "user" or record.get("isMeta"):
+        return False
+    origin = record.get("origin")
+    return isinstance(origin, dict) and origin.get("kind") == NOTIFICATION_ORIGIN
+
+
+def is_turn_prompt(record: Record) -> bool:
+    """Where a turn starts: a human prompt, or a notification the TUI submitted itself."""
+    return is_human_prompt(record) or is_notification_prompt(record)
+
+
+def queued_prompts(records: Iterable[Record]) -> int:
+    """Prompts the TUI has queued and not yet taken (a background task's notification
+    waits there until the running turn is over): its `queue-operation` records, in the
+    order written (they have no uuid), enqueues less dequeues and removals."""
+    count = 0
+    for record in records:
+        if record.get("type") != "queue-operation":
+            continue
+        operation = record.get("operation")
+        if operation == "enqueue":
+            count += 1
+        elif operation in ("dequeue", "remove"):
+            count = max(0, count - 1)
+    return count
+
+
 def _order_key(record: Record, index: int) -> Tuple[str, int]:
     stamp = record.get("timestamp")
     return (stamp if isinstance(stamp, str) else "", index)
@@ -289,13 +324,28 @@ def order_records(records: Iterable[Record]) -> List[Record]:
     return ordered
 
 
-def turn_records(records: Iterable[Record], session_id: str) -> List[Record]:
-    """The last turn of `session_id`, in order: its human prompt and what follows."""
+def turn_records(
+    records: Iterable[Record], session_id: str, after: Optional[str] = None
+) -> List[Record]:
+    """One turn of `session_id` in order: its prompt and what follows, up to the next
+    turn's prompt. By default the last human turn; with `after` (a turn prompt's uuid),
+    the turn the TUI started itself next, for a background task's notification ([]
+    while there is none)."""
     ordered = order_records(r for r in records if r.get("sessionId") == session_id)
-    for index in range(len(ordered) - 1, -1, -1):
-        if is_human_prompt(ordered[index]):
-            return ordered[index:]
-    return []
+    if after is None:
+        indexes = range(len(ordered) - 1, -1, -1)
+        begin = next((i for i in indexes if is_human_prompt(ordered[i])), None)
+    else:
+        previous = next((i for i, r in enumerate(ordered) if r.get("uuid") == after), None)
+        begin = None
+        if previous is not None:
+            later = range(previous + 1, len(ordered))
+            begin = next((i for i in later if is_notification_prompt(ordered[i])), None)
+    if begin is None:
+        return []
+    later = range(begin + 1, len(ordered))
+    end = next((i for i in later if is_turn_prompt(ordered[i])), len(ordered))
+    return ordered[begin:end]
 
 
 def prompt_stopped(records: Iterable[Record]) -> Optional[str]:

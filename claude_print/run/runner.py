@@ -278,7 +278,52 @@ class Session(EventLoop):
             self._press_interrupt(turn.submitted_at, " (it came before the prompt went in)")
         self.rendering = False
         self.watch = self._watch(turn)
-        code = self._end(self._pump(self.watch.step))
+        verdict = self._pump(self.watch.step)
+        if not self.multi_turn:
+            return self._until_work_ends(turn, verdict)
+        code = self._end(verdict)
+        turn.done = True
+        return code
+
+    def _until_work_ends(self, turn: Turn, verdict: Verdict) -> int:
+        """A one-shot run ends when Claude Code's work ends (`background`): while the
+        turn left background work `claude -p` waits for, the TUI's next turn (its own,
+        for the work's notification) is watched too. Each turn's result goes out as
+        `claude -p` prints it: at once in stream-json (and text where that release
+        prints every result), else only the last."""
+        from claude_print.turns import background
+
+        every = self.options.output_format == "stream-json" or (
+            self.options.output_format == "text" and self.facts.text_every_result
+        )
+        while True:
+            seen = background.outlook(
+                turn.stop_event, self.transcript.records, self.facts.background_holds
+            )
+            if not seen.pending or verdict.summary.prompt_uuid is None:
+                break
+            self.trace(f"background work left: {seen.describe()}")
+            ctx = self._context()
+            code = self._end(verdict, ctx, final=False) if every else None
+            now = time.monotonic()
+            follow = background.next_turn(turn, verdict.summary.prompt_uuid, now)
+            turn.done = True
+            self.turn = follow
+            ceiling = background.ceiling_secs(os.environ)
+            wait = background.BackgroundWait(
+                seen, follow, self.transcript, now, ceiling, self.trace
+            )
+            self.idle_poll = background.WAIT_POLL
+            if self._pump(wait.step) == background.OVER:
+                self.turn = turn
+                return self._end(verdict, ctx) if code is None else code
+            if code is None:  # counted in the run's totals, never printed
+                self.results.emit(verdict.build(ctx), show=False)
+            follow.started = follow.submitted_at = time.monotonic()  # its duration_ms
+            turn = follow
+            self.watch = self._watch(turn)
+            verdict = self._pump(self.watch.step)
+        code = self._end(verdict)
         turn.done = True
         return code
 
@@ -314,21 +359,26 @@ class Session(EventLoop):
         assert self.relay is not None
         self.relay.stage_prompt(text)
 
-    def _end(self, verdict: Verdict) -> int:
-        """The turn's result. A one-shot TUI may shut down now that the turn is on disk
-        (not before: a SIGTERM can drop records still in its write queue); the cost is
-        settled and the stream flushed, then the result goes out."""
+    def _end(
+        self, verdict: Verdict, ctx: Optional[turn_end.Context] = None, final: bool = True
+    ) -> int:
+        """The turn's result. A one-shot TUI may shut down now that its last turn is on
+        disk (not before: a SIGTERM can drop records still in its write queue); the cost
+        is settled and the stream flushed, then the result goes out. `ctx`: the turn's
+        context when it ended (a result held while background work ran)."""
         from claude_print.turns import tui_cost
 
-        one_shot = self.child if not self.multi_turn else None
+        one_shot = self.child if not self.multi_turn and final else None
         if one_shot is not None:
             one_shot.request_exit()
+        if self.results.count:  # the TUI's cost-state is the run's: each turn is priced
+            one_shot = None
         if self.options.output_format != "text":  # text shows no cost: nothing to wait for
             tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
         self.stream.flush()
         if verdict.notice is not None:
             self.emitter.control(verdict.notice)
-        return self.results.emit(verdict.build(self._context()))
+        return self.results.emit(verdict.build(ctx or self._context()))
 
     def _context(self) -> turn_end.Context:
         model_asked = bool(self.options.model or os.environ.get("ANTHROPIC_MODEL"))

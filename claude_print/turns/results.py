@@ -19,21 +19,31 @@ class Results:
         self.trace = trace
         self.multi_turn = multi_turn
         self.totals = SessionTotals()
-        self.count = 0  # results printed
+        self.count = 0  # results built (printed, or only counted)
+        self.shown = 0  # results printed
 
-    def emit(self, ending: Ending) -> int:
-        """Print the result; returns its exit code."""
+    def emit(self, ending: Ending, show: bool = True) -> int:
+        """Print the result (`show` False: only count it in the totals, as a result
+        `claude -p --output-format json` does not print); returns its exit code. A
+        one-shot run's results after its first (background work's notifications started
+        more turns) carry the run's totals too."""
         finish = ending.finish
-        if not self.multi_turn:
-            self.emitter.result(ending.obj, finish)
+        index = self.count
+
+        def totals(conformed: Dict[str, Any]) -> Dict[str, Any]:
+            finished = finish(conformed) if finish else conformed
+            summed = self.totals.add(finished, index)
+            return summed if self.multi_turn or index else finished
+
+        if not show:
+            totals(ending.obj)
         else:
-            index = self.count
-
-            def totals(conformed: Dict[str, Any]) -> Dict[str, Any]:
-                return self.totals.add(finish(conformed) if finish else conformed, index)
-
+            if self.shown and self.emitter.output_format == "text":
+                self.emitter.line("\n")  # `claude -p` puts a blank line between results
             self.emitter.result(ending.obj, totals)
+            self.shown += 1
         self.count += 1
         obj = ending.obj
-        self.trace(f"result printed ({obj['subtype']}, is_error={obj['is_error']})")
+        said = "printed" if show else "counted, not printed"
+        self.trace(f"result {said} ({obj['subtype']}, is_error={obj['is_error']})")
         return ending.code

@@ -13,6 +13,7 @@ from claude_print.hooks import hook_events
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
+from claude_print.printing.task_events import TASK_EVENT
 
 if TYPE_CHECKING:
     from claude_print.options import Options
@@ -133,8 +134,8 @@ class StreamOut:
 
     def _emit(self, events: List[Dict[str, Any]]) -> None:
         for event in events:
-            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE):
-                self.emitter.event(event)  # claude -p reports hooks before system/init
+            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, TASK_EVENT):
+                self.emitter.event(event)  # claude -p reports these before system/init
                 continue
             if event.get("type") == "assistant":
                 model = str(event.get("message", {}).get("model", ""))

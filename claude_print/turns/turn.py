@@ -39,6 +39,9 @@ class Turn:
         self.done = False  # its result is out
         self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
         self.dialog_checked = 0.0  # the quiet spell whose screen was last read for a dialog
+        # A turn the TUI starts itself (a background task's notification as its prompt)
+        # follows the turn whose prompt has this uuid; None: a prompt given to the TUI.
+        self.after: Optional[str] = None
 
     def stopped(self, event: HookEvent, now: float) -> None:
         """Stop or StopFailure. Each counts: a user's Stop hook that blocked the last one
@@ -62,7 +65,7 @@ class Turn:
         from claude_print.records.summary import summarise
         from claude_print.records.transcript import turn_records
 
-        return summarise(turn_records(self.records(session), session_id))
+        return summarise(turn_records(self.records(session), session_id, self.after))
 
 
 def denials_with_ids(
