@@ -296,8 +296,9 @@ class Facts(NamedTuple):
     # `claude -p --output-format text` prints every result of a run (a background task's
     # notification starts another turn), a blank line between them; else only the last.
     text_every_result: bool
-    # The result of a turn a background task's notification started names its `origin`.
-    result_origin: bool
+    # A running background command claude -p waits for keeps its ceiling off (the
+    # command's own time limit ends it; the TUI stops it there too).
+    ceiling_spares_shells: bool
 
 
 class Change(NamedTuple):
@@ -325,7 +326,7 @@ BASELINE = Facts(
     request_shape_record=False,
     background_holds=("subagent",),
     text_every_result=False,
-    result_origin=False,
+    ceiling_spares_shells=False,
 )
 
 # `claude -p` at the end of a run with background work still running (its "print
@@ -419,11 +420,27 @@ CHANGES: Tuple[Change, ...] = (
         {"print_default_mode": "auto"},
     ),
     Change(
+        "2.1.292",
+        "claude -p waits for the commands the model ran in the background too, not only "
+        "for subagents (holdForBackgroundShells, on unless Anthropic's flag service turns "
+        "tengu_tidy_sloth off), and such a command's own time limit postpones its ceiling "
+        "(bisected by a scan of every release's code and runs: on 2.1.291 a background "
+        "`sleep 20` is killed 5 s after the answer, on 2.1.292 it runs to its end)",
+        {"background_holds": ("subagent", "shell"), "ceiling_spares_shells": True},
+    ),
+    Change(
         "2.1.293",
         "stream-json: tool_result_meta adds permission_decision {'decision': 'reject', "
         "'source': 'config'} (scripts/scan-shapes: 2.1.292 has none; up to 2.1.301 claude "
         "-p, in auto mode, adds a reason_type)",
         {"tool_result_meta": "decision"},
+    ),
+    Change(
+        "2.1.295",
+        "claude -p --output-format text prints every result of the run, each followed by "
+        "'\\n' and a blank line between them ('r0\\n\\nr1\\n'; bisected: 2.1.294 prints "
+        "only the last)",
+        {"text_every_result": True},
     ),
     Change(
         "2.1.310",
@@ -470,17 +487,6 @@ CHANGES: Tuple[Change, ...] = (
         "drops the betas of --betas, as 2.1.330 did the same day (claude-print passes them "
         "in ANTHROPIC_BETAS on every release, where the TUI sends them)",
         {"sdk_sandbox_key": True},
-    ),
-    Change(
-        "2.1.332",
-        "claude -p waits for background commands too (holdForBackgroundShells), not only "
-        "subagents; --output-format text prints every result of the run (PROVISIONAL: "
-        "measured on 2.1.270 and 2.1.332 only)",
-        {
-            "background_holds": ("subagent", "shell"),
-            "text_every_result": True,
-            "result_origin": True,
-        },
     ),
 )
 

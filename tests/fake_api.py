@@ -14,6 +14,8 @@ prompt, so one server serves every scenario at once (and parallel runs):
 - ``[[tailsleep:SECS]]``: send a message's end (usage, stop reason) SECS after its
   blocks, as a real network may: the TUI starts a tool call before the message ends;
 - ``[[reply:TEXT]]``: answer TEXT verbatim;
+- a background task's notification (``<task-notification>`` in the last user
+  message): ``Noted <status>: <summary>``;
 - ``[[texts:A|B]]``: one message with several text blocks (A, then B);
 - ``[[texttool:TEXT|Bash:<command>]]``: one message with a text block and a
   tool_use block; after the tool_result the model answers ``Tool turn done.``;
@@ -161,6 +163,19 @@ def announced_mcp_tools(body: Dict[str, Any]) -> List[str]:
     return sorted(set(re.findall(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+", "".join(parts))))
 
 
+def task_notification(prompt: str) -> Optional[str]:
+    """The answer to a background task's notification (the prompt Claude Code sends
+    when a command run in the background or a subagent ends): `Noted <status>:
+    <summary>`, the same for the TUI and `claude -p` (task ids and paths differ)."""
+    if "<task-notification>" not in prompt:
+        return None
+    fields = {}
+    for tag in ("status", "summary"):
+        match = re.search(rf"<{tag}>(.*?)</{tag}>", prompt, re.S)
+        fields[tag] = match.group(1) if match else "?"
+    return f"Noted {fields['status']}: {fields['summary']}"
+
+
 REQUEST_PARAMS = ("thinking", "output_config", "max_tokens", "context_management", "temperature")
 
 
@@ -276,6 +291,9 @@ def plan_reply(body: Dict[str, Any]) -> Tuple[str, Any]:
     ("tool_json", (name, raw input JSON)) | ("text", text) | ("blocks", [...]).
     `[[tooljson:Name:{...}]]` calls any tool with that input."""
     prompt = last_user_text(body)
+    notice = task_notification(prompt)
+    if notice is not None:
+        return ("text", notice)
     source = first_user_prompt_with_directive(body) if has_tool_result(body) else prompt
     structured = plan_structured(body, source)
     if structured is not None:

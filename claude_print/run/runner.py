@@ -297,9 +297,7 @@ class Session(EventLoop):
             self.options.output_format == "text" and self.facts.text_every_result
         )
         while True:
-            seen = background.outlook(
-                turn.stop_event, self.transcript.records, self.facts.background_holds
-            )
+            seen = background.outlook(turn.stop_event, self.transcript.records, self.facts)
             if not seen.pending or verdict.summary.prompt_uuid is None:
                 break
             self.trace(f"background work left: {seen.describe()}")

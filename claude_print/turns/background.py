@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 WAIT_POLL = 0.05  # how often the transcript is read for the next turn's prompt
 CAME = "turn"  # the TUI started the next turn
 OVER = "over"  # nothing `claude -p` would wait for is left
+SHELL = "shell"  # a command run in the background, as the Stop hook names its kind
 # A task's status while it may still send a notification.
 LIVE_STATUSES = ("running", "pending")
 
@@ -44,6 +45,7 @@ class Outlook(NamedTuple):
     running: Tuple[str, ...]  # "shell b3x9 (bg)": tasks still running, for the trace
     holding: bool  # one of them is of a kind `claude -p` waits for
     queued: int  # notifications queued, not yet taken
+    spared: bool = False  # one holds past the ceiling (a command with its own time limit)
 
     @property
     def pending(self) -> bool:
@@ -65,7 +67,7 @@ def live_tasks(payload: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
 
 def outlook(
-    stop: Optional[HookEvent], session_records: List[Dict[str, Any]], holds: Tuple[str, ...]
+    stop: Optional[HookEvent], session_records: List[Dict[str, Any]], facts: contract.Facts
 ) -> Outlook:
     """What is left after the turn that `stop` ended (no Stop: nothing claude-print can
     read, so nothing it waits for)."""
@@ -77,8 +79,10 @@ def outlook(
     running = tuple(
         f"{t.get('type', '?')} {t.get('id', '?')} ({t.get('description', '')})" for t in tasks
     )
-    holding = any(t.get("type") in holds for t in tasks)
-    return Outlook(running, holding, queued_prompts(session_records))
+    kinds = {t.get("type") for t in tasks}
+    holding = any(kind in facts.background_holds for kind in kinds)
+    spared = facts.ceiling_spares_shells and SHELL in kinds and SHELL in facts.background_holds
+    return Outlook(running, holding, queued_prompts(session_records), spared)
 
 
 def ceiling_secs(environ: Mapping[str, str]) -> Optional[float]:
@@ -133,10 +137,10 @@ class BackgroundWait:
         if self.started():
             self.trace("the TUI started a turn for a background task's notification")
             return CAME
+        if not self.seen.spared and self.ceiling_at is not None and now >= self.ceiling_at:
+            self.trace("background work still running at claude -p's ceiling: the run ends")
+            return OVER
         if self.seen.holding:
-            if self.ceiling_at is not None and now >= self.ceiling_at:
-                self.trace("background work still running at claude -p's ceiling: the run ends")
-                return OVER
             return None
         # A queued notification starts its turn at once (~0.1 s): the grace bounds it too.
         if now >= self.since + contract.BACKGROUND_GRACE_SECS:

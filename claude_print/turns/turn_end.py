@@ -95,7 +95,7 @@ def finished(summary: TurnSummary, ctx: Context, stop: HookEvent) -> Ending:
         summary.result_text = fallback
         summary.is_api_error = summary.is_api_error or stop.name == contract.HOOK_STOP_FAILURE
     obj = _success(summary, ctx)
-    if summary.origin is not None and ctx.facts.result_origin:
+    if summary.origin is not None:  # as the TUI recorded it: the release's own keys
         obj["origin"] = summary.origin
     return Ending(obj, EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK)
 
