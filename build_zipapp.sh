@@ -21,7 +21,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
 
 OUT="${OUT:-$ROOT/dist/claude-print.pyz}"
-MAX_BYTES=$((256 * 1024))
+MAX_BYTES=$((288 * 1024))
 ENTRY_POINT="claude_print.command.cli:main"
 # 1980-01-01, the earliest time a zip entry can hold (and shiv's own default).
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-315554400}"
