@@ -13,7 +13,7 @@ import pytest
 
 from claude_print import contract
 from claude_print.hooks.relay import HookEvent
-from claude_print.records.transcript import queued_prompts, turn_records
+from claude_print.records.transcript import notifications_due, turn_records
 from claude_print.turns import background
 from claude_print.turns.background import CAME, OVER, BackgroundWait, Outlook
 from claude_print.turns.turn import Turn
@@ -78,21 +78,52 @@ def test_no_stop_means_nothing_to_wait_for() -> None:
     assert not seen.pending
 
 
+NOTE = "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"
+
+
+def queue(operation: str, content: Optional[str] = None) -> Dict[str, Any]:
+    record: Dict[str, Any] = {"type": "queue-operation", "operation": operation}
+    if content is not None:
+        record["content"] = content
+    return record
+
+
+def notified(uuid: str) -> Dict[str, Any]:
+    origin = {"kind": "task-notification"}
+    return {"type": "user", "uuid": uuid, "origin": origin, "message": {"content": NOTE}}
+
+
 @pytest.mark.parametrize(
-    "operations, expected",
+    "found, expected",
     [
         ([], 0),
-        (["enqueue"], 1),
-        (["enqueue", "dequeue"], 0),
-        (["enqueue", "remove"], 0),  # 2.1.197 folds a notification into the running turn
-        (["enqueue", "enqueue", "dequeue"], 1),
-        (["dequeue", "enqueue"], 1),  # never below zero
-        (["enqueue", "popAll"], 1),  # an operation it does not know changes nothing
+        ([queue("enqueue", NOTE)], 1),
+        # Taken (the dequeue is bookkeeping): due until its turn's prompt is read.
+        ([queue("enqueue", NOTE), queue("dequeue")], 1),
+        ([queue("enqueue", NOTE), queue("dequeue"), notified("n1")], 0),
+        # 2.1.197 folds one into the running turn: no turn of its own follows.
+        ([queue("enqueue", NOTE), queue("remove")], 0),
+        ([queue("enqueue", NOTE), queue("enqueue", NOTE), notified("n1")], 1),
+        # The same prompt read twice (a re-read file) answers one notification.
+        ([queue("enqueue", NOTE), queue("enqueue", NOTE), notified("n1"), notified("n1")], 1),
+        # A prompt of the caller's queued while a turn runs is no notification.
+        ([queue("enqueue", "and then?"), queue("dequeue")], 0),
+        ([queue("enqueue")], 0),
+        ([notified("n1")], 0),  # never below zero
     ],
 )
-def test_queued_prompts_counts_the_queue_records(operations: List[str], expected: int) -> None:
-    found = [{"type": "queue-operation", "operation": op} for op in operations]
-    assert queued_prompts([{"type": "user"}, *found]) == expected
+def test_notifications_due_counts_queued_less_answered(
+    found: List[Dict[str, Any]], expected: int
+) -> None:
+    assert notifications_due([{"type": "user"}, *found]) == expected
+
+
+def test_a_notification_taken_before_the_turn_end_was_read_is_still_due() -> None:
+    """2.1.291, a subagent done before its parent's answer: the Stop says nothing runs,
+    the TUI took the notification 0.13 s after the answer; the run must go on."""
+    taken = [queue("enqueue", NOTE), queue("dequeue")]
+    seen = background.outlook(stop([]), taken, contract.facts_for("2.1.291"))
+    assert seen.pending and seen.queued == 1 and not seen.holding
 
 
 @pytest.mark.parametrize("release", ["2.1.197", "2.1.332"])

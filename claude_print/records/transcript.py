@@ -248,6 +248,7 @@ def is_human_prompt(record: Record) -> bool:
 # started (a command run in the background, a subagent) ends: a new turn of the same
 # run (2.1.197, 2.1.270 and 2.1.332 alike; `promptSource` "system").
 NOTIFICATION_ORIGIN = "task-notification"
+NOTIFICATION_TAG = "<task-notification>"  # how the notification's text starts
 
 
 def is_notification_prompt(record: Record) -> bool:
@@ -263,20 +264,26 @@ def is_turn_prompt(record: Record) -> bool:
     return is_human_prompt(record) or is_notification_prompt(record)
 
 
-def queued_prompts(records: Iterable[Record]) -> int:
-    """Prompts the TUI has queued and not yet taken (a background task's notification
-    waits there until the running turn is over): its `queue-operation` records, in the
-    order written (they have no uuid), enqueues less dequeues and removals."""
-    count = 0
+def notifications_due(records: Iterable[Record]) -> int:
+    """Background tasks' notifications the TUI has queued and not yet answered: its
+    `queue-operation` records (an "enqueue" of a `<task-notification>`; a "remove" when
+    it folded one into the running turn, 2.1.197) less the turns it started for them
+    (notification prompts). Counted, not ordered: the queue records have no uuid, and
+    the TUI takes a notification ~0.1 s after a turn ends, often before claude-print
+    has read that turn's end."""
+    queued = removed = 0
+    answered: Set[str] = set()
     for record in records:
-        if record.get("type") != "queue-operation":
-            continue
-        operation = record.get("operation")
-        if operation == "enqueue":
-            count += 1
-        elif operation in ("dequeue", "remove"):
-            count = max(0, count - 1)
-    return count
+        if record.get("type") == "queue-operation":
+            operation = record.get("operation")
+            content = record.get("content")
+            if operation == "enqueue" and str(content or "").lstrip().startswith(NOTIFICATION_TAG):
+                queued += 1
+            elif operation == "remove":
+                removed += 1
+        elif is_notification_prompt(record):
+            answered.add(str(record.get("uuid")))
+    return max(0, queued - removed - len(answered))
 
 
 def _order_key(record: Record, index: int) -> Tuple[str, int]:

@@ -85,6 +85,7 @@ class EventLoop:
     hook_watch: HookWatch
     signals: SignalPipe
     relay_pending: List[HookEvent]  # relay lines read, not yet handled
+    later_stops: List[HookEvent]  # Stops of a turn the TUI started before ours was over
     draining: bool  # in `_hook_runs_first`
 
     @property
@@ -275,7 +276,22 @@ class EventLoop:
         elif event.name == contract.HOOK_PERMISSION_REQUEST:
             turn.denied(event.payload)
         elif event.name in (contract.HOOK_STOP, contract.HOOK_STOP_FAILURE):
+            if self._stop_of_a_later_turn(event):
+                # The TUI already ran the turn it started by itself (background work's
+                # notification) before this one's end was read: that turn's, not ours.
+                self.later_stops.append(event)
+                return
             turn.stopped(event, now)
+
+    def _stop_of_a_later_turn(self, event: HookEvent) -> bool:
+        """A Stop whose `prompt_id` is not the turn's (once the transcript has named
+        the turn's prompt): a later turn's."""
+        theirs = event.payload.get("prompt_id")
+        if not isinstance(theirs, str) or self.turn.stop_event is None:
+            return False
+        self.transcript.poll()
+        ours = self.transcript.summary(self.turn).prompt_id
+        return ours is not None and ours != theirs
 
     def _learn_session(self, payload: Dict[str, Any]) -> None:
         """A hook knows the session (a resumed one gets its id here) and where its

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Callable, List, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, TypeVar, Union, cast
 
 from claude_print import contract
 from claude_print.errors import (
@@ -41,7 +41,7 @@ from claude_print.tui.keys import Keyboard
 from claude_print.tui.mode_switch import DONE, ModeSwitch
 from claude_print.tui.pty_session import PtyChild
 from claude_print.tui.tui_screen import TuiScreen
-from claude_print.turns import turn_end
+from claude_print.turns import background, turn_end
 from claude_print.turns.asking import AskingHooks
 from claude_print.turns.mcp_wait import McpWait
 from claude_print.turns.results import Results
@@ -53,7 +53,7 @@ from claude_print.turns.turn_watch import Rules, TurnWatch, Verdict, ended_early
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
-    from claude_print.sdk.stream_input import ControlChannel
+    from claude_print.sdk.stream_input import ControlChannel, Prompt
     from claude_print.tui.images import Clipboard
 
 T = TypeVar("T")
@@ -112,6 +112,10 @@ class Session(EventLoop):
         self.turn = Turn(options.prompt, self.delivery, started)
         self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
         self.watch: Optional[TurnWatch] = None  # the turn after its submission
+        # stream-json input: the wait for a turn the TUI starts by itself after the last
+        # one (background work's notification), while background work is left.
+        self.after: Optional[background.BackgroundWait] = None
+        self.follower = background.Follower(self.transcript, lambda: self.facts, os.environ, trace)
         self.rules = Rules()  # the limits every turn is watched with (start())
         self.results = Results(emitter, trace, multi_turn=self.channel is not None)
         self.asks = AskingHooks(self._answer, trace, options.max_budget_usd, self.channel)
@@ -121,6 +125,7 @@ class Session(EventLoop):
         self.reported_hooks = hook_events.reported_events(options.include_hook_events)
         self.hook_watch = HookWatch([])
         self.relay_pending: List[HookEvent] = []
+        self.later_stops: List[HookEvent] = []
         self.draining = False
         self.signals = SignalPipe()
 
@@ -188,9 +193,16 @@ class Session(EventLoop):
         assert self.channel is not None
         code = EXIT_OK
         while True:
-            prompt = self._pump(self.channel.next_prompt)
-            if prompt.text is None:  # stdin ended: so does the session
-                return code
+            # (mypy joins the union to `object` through the generic pump)
+            taken = cast("Union[Prompt, Turn]", self._pump(self._next_input))
+            if isinstance(taken, Turn):
+                code = self._run_turn(taken)
+                continue
+            prompt = taken
+            if prompt.text is None:  # stdin ended: so does the session, once its work has
+                return self._after_input(code)
+            self.after = None  # the caller's turn comes first: the TUI queues the rest
+            self.later_stops = []
             turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.transcript.records))
             turn.images = prompt.images
             if self.options.replay_user_messages:
@@ -283,6 +295,7 @@ class Session(EventLoop):
             return self._until_work_ends(turn, verdict)
         code = self._end(verdict)
         turn.done = True
+        self.after = self.follower.after(turn, verdict, time.monotonic())
         return code
 
     def _until_work_ends(self, turn: Turn, verdict: Verdict) -> int:
@@ -291,39 +304,57 @@ class Session(EventLoop):
         for the work's notification) is watched too. Each turn's result goes out as
         `claude -p` prints it: at once in stream-json (and text where that release
         prints every result), else only the last."""
-        from claude_print.turns import background
-
         every = self.options.output_format == "stream-json" or (
             self.options.output_format == "text" and self.facts.text_every_result
         )
         while True:
-            seen = background.outlook(turn.stop_event, self.transcript.records, self.facts)
-            if not seen.pending or verdict.summary.prompt_uuid is None:
+            wait = self.follower.after(turn, verdict, time.monotonic())
+            if wait is None:
                 break
-            self.trace(f"background work left: {seen.describe()}")
             ctx = self._context()
             code = self._end(verdict, ctx, final=False) if every else None
-            now = time.monotonic()
-            follow = background.next_turn(turn, verdict.summary.prompt_uuid, now)
             turn.done = True
-            self.turn = follow
-            ceiling = background.ceiling_secs(os.environ)
-            wait = background.BackgroundWait(
-                seen, follow, self.transcript, now, ceiling, self.trace
-            )
-            self.idle_poll = background.WAIT_POLL
-            if self._pump(wait.step) == background.OVER:
+            if not self._follows(wait):
                 self.turn = turn
                 return self._end(verdict, ctx) if code is None else code
             if code is None:  # counted in the run's totals, never printed
                 self.results.emit(verdict.build(ctx), show=False)
-            follow.started = follow.submitted_at = time.monotonic()  # its duration_ms
-            turn = follow
+            turn = wait.turn
             self.watch = self._watch(turn)
             verdict = self._pump(self.watch.step)
         code = self._end(verdict)
         turn.done = True
         return code
+
+    def _after_input(self, code: int) -> int:
+        """stream-json input ended: like `claude -p`, wait for the background work the
+        last turn left and run the turns the TUI starts for it, each with its result."""
+        while self.after is not None and self._follows(self.after):
+            code = self._run_turn(self.after.turn)
+        return code
+
+    def _follows(self, wait: background.BackgroundWait) -> bool:
+        self._hand_over(wait.turn)
+        self.idle_poll = background.WAIT_POLL
+        return self.follower.follows(wait, self._pump, time.monotonic)
+
+    def _hand_over(self, turn: Turn) -> None:
+        """The TUI's next turn is ours to watch: its hooks go to it, those read early too."""
+        self.turn = turn
+        now = time.monotonic()
+        for event in self.later_stops:
+            turn.stopped(event, now)
+        self.later_stops = []
+
+    def _next_input(self, now: float) -> Optional[Union[Prompt, Turn]]:
+        """Between the caller's turns: its next message, or a turn the TUI started by
+        itself for background work's notification (claude -p runs it as it comes)."""
+        assert self.channel is not None
+        prompt = self.channel.next_prompt(now)
+        if prompt is None and self.after is not None and self.after.started():
+            self._hand_over(self.after.turn)
+            return self.follower.begun(self.after, now)
+        return prompt
 
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""

@@ -22,7 +22,17 @@ as its hooks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Tuple,
+)
 
 from claude_print import contract
 
@@ -30,6 +40,9 @@ if TYPE_CHECKING:
     from claude_print.hooks.relay import HookEvent
     from claude_print.turns.transcript_feed import TranscriptFeed
     from claude_print.turns.turn import Turn
+    from claude_print.turns.turn_watch import Verdict
+
+Pump = Callable[[Callable[[float], Optional[str]]], str]
 
 WAIT_POLL = 0.05  # how often the transcript is read for the next turn's prompt
 CAME = "turn"  # the TUI started the next turn
@@ -44,7 +57,7 @@ class Outlook(NamedTuple):
 
     running: Tuple[str, ...]  # "shell b3x9 (bg)": tasks still running, for the trace
     holding: bool  # one of them is of a kind `claude -p` waits for
-    queued: int  # notifications queued, not yet taken
+    queued: int  # notifications queued, not yet answered in a turn
     spared: bool = False  # one holds past the ceiling (a command with its own time limit)
 
     @property
@@ -67,11 +80,12 @@ def live_tasks(payload: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
 
 def outlook(
-    stop: Optional[HookEvent], session_records: List[Dict[str, Any]], facts: contract.Facts
+    stop: Optional[HookEvent], run_records: List[Dict[str, Any]], facts: contract.Facts
 ) -> Outlook:
-    """What is left after the turn that `stop` ended (no Stop: nothing claude-print can
-    read, so nothing it waits for)."""
-    from claude_print.records.transcript import queued_prompts
+    """What is left after the turn that `stop` ended, `run_records` being the run's
+    records from its caller's prompt on (no Stop: nothing claude-print can read, so
+    nothing it waits for)."""
+    from claude_print.records.transcript import notifications_due
 
     if stop is None:
         return Outlook((), False, 0)
@@ -82,7 +96,7 @@ def outlook(
     kinds = {t.get("type") for t in tasks}
     holding = any(kind in facts.background_holds for kind in kinds)
     spared = facts.ceiling_spares_shells and SHELL in kinds and SHELL in facts.background_holds
-    return Outlook(running, holding, queued_prompts(session_records), spared)
+    return Outlook(running, holding, notifications_due(run_records), spared)
 
 
 def ceiling_secs(environ: Mapping[str, str]) -> Optional[float]:
@@ -135,7 +149,6 @@ class BackgroundWait:
 
     def step(self, now: float) -> Optional[str]:
         if self.started():
-            self.trace("the TUI started a turn for a background task's notification")
             return CAME
         if not self.seen.spared and self.ceiling_at is not None and now >= self.ceiling_at:
             self.trace("background work still running at claude -p's ceiling: the run ends")
@@ -153,3 +166,43 @@ class BackgroundWait:
 
     def wake_at(self, now: float) -> float:
         return now + WAIT_POLL
+
+
+class Follower:
+    """The orchestrator's side of the wait: after a turn, the wait for the next one the
+    TUI starts by itself (None when nothing is left), and the pump until it starts."""
+
+    def __init__(
+        self,
+        transcript: TranscriptFeed,
+        facts: Callable[[], contract.Facts],
+        environ: Mapping[str, str],
+        trace: Callable[[str], None],
+    ) -> None:
+        self.transcript = transcript
+        self.facts = facts
+        self.environ = environ
+        self.trace = trace
+
+    def after(self, turn: Turn, verdict: Verdict, now: float) -> Optional[BackgroundWait]:
+        seen = outlook(turn.stop_event, self.transcript.of(turn), self.facts())
+        if not seen.pending or verdict.summary.prompt_uuid is None:
+            return None
+        self.trace(f"background work left: {seen.describe()}")
+        follow = next_turn(turn, verdict.summary.prompt_uuid, now)
+        ceiling = ceiling_secs(self.environ)
+        return BackgroundWait(seen, follow, self.transcript, now, ceiling, self.trace)
+
+    def begun(self, wait: BackgroundWait, now: float) -> Turn:
+        """The TUI started `wait.turn`: it is watched from now (its duration_ms too)."""
+        self.trace("the TUI started a turn for a background task's notification")
+        wait.turn.started = wait.turn.submitted_at = now
+        return wait.turn
+
+    def follows(self, wait: BackgroundWait, pump: Pump, now: Callable[[], float]) -> bool:
+        """Pump until the TUI starts the next turn (True) or `claude -p` would have
+        stopped waiting (False)."""
+        if pump(wait.step) == OVER:
+            return False
+        self.begun(wait, now())
+        return True
