@@ -299,6 +299,8 @@ class Facts(NamedTuple):
     # A running background command claude -p waits for keeps its ceiling off (the
     # command's own time limit ends it; the TUI stops it there too).
     ceiling_spares_shells: bool
+    # stream-json's task_started says `is_backgrounded`.
+    task_started_backgrounded: bool
 
 
 class Change(NamedTuple):
@@ -327,6 +329,7 @@ BASELINE = Facts(
     background_holds=("subagent",),
     text_every_result=False,
     ceiling_spares_shells=False,
+    task_started_backgrounded=False,
 )
 
 # `claude -p` at the end of a run with background work still running (its "print
@@ -381,6 +384,12 @@ CHANGES: Tuple[Change, ...] = (
         "puts 'No, exit' first and under the caret (screens are read by structure and "
         "answered one key at a time, so nothing else changes)",
         {},
+    ),
+    Change(
+        "2.1.270",
+        "stream-json: task_started says is_backgrounded (measured: 2.1.197 has none, "
+        "2.1.270 has it; not bisected)",
+        {"task_started_backgrounded": True},
     ),
     Change(
         "2.1.270",

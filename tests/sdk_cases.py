@@ -314,6 +314,29 @@ async def case_client_three_turns(ctx: Ctx) -> None:
     ctx.seen.facts["session_ids_equal"] = len(ids) == 3 and len(set(ids)) == 1
 
 
+BACKGROUND_CALL = {"command": "sleep 2; echo done > bg.txt", "run_in_background": True}
+
+
+async def case_background_command(ctx: Ctx) -> None:
+    """The model runs a command in the background and answers; the run goes on until the
+    command ends and the model has answered its notification (a second result)."""
+    call = json.dumps({**BACKGROUND_CALL, "description": "bg"})
+    await run_query(
+        ctx.seen, f"Run it [[tooljson:Bash:{call}]]", options_for(ctx, allowed_tools=["Bash"])
+    )
+    ctx.seen.facts["file_exists"] = exists(ctx, "bg.txt")
+    ctx.seen.facts["result_texts"] = [r.get("result") for r in ctx.seen.results()]
+
+
+async def case_subagent(ctx: Ctx) -> None:
+    """The model delegates to a subagent (in the background by default from 2.1.198)."""
+    call = json.dumps(
+        {"description": "sub job", "prompt": "Say hello", "subagent_type": "general-purpose"}
+    )
+    await run_query(ctx.seen, f"Delegate [[tooljson:Agent:{call}]]", options_for(ctx))
+    ctx.seen.facts["result_texts"] = [r.get("result") for r in ctx.seen.results()]
+
+
 async def case_api_error(ctx: Ctx) -> None:
     await run_query(ctx.seen, "[[error:400]]", options_for(ctx))
 
@@ -500,6 +523,8 @@ async def case_old_sdk_plain(ctx: Ctx) -> None:
 
 CASES: Dict[str, Callable[[Ctx], Awaitable[None]]] = {
     "plain": case_plain,
+    "background_command": case_background_command,
+    "subagent": case_subagent,
     "tool_allowed": case_tool_allowed,
     "tool_allowed_updated_input": case_tool_allowed_updated_input,
     "tool_denied": case_tool_denied,

@@ -27,7 +27,12 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from claude_print import contract
 from claude_print.printing.output import api_error_type
-from claude_print.records.transcript import Record, is_human_prompt, is_notification_prompt
+from claude_print.records.transcript import (
+    Record,
+    is_human_prompt,
+    is_notification_prompt,
+    record_blocks,
+)
 from claude_print.tui.images import is_source_note
 
 # Block texts that `claude -p` never emits as an assistant event.
@@ -189,6 +194,7 @@ class StreamConverter:
         self._held_uuids: Set[str] = set()
         self._in_turn = False
         self._counter = 0
+        self._tool_inputs: Dict[str, Dict[str, Any]] = {}  # tool_use id -> its input
         self.facts = contract.facts_for(None)  # the release's (StreamOut sets them)
 
     @property
@@ -253,8 +259,28 @@ class StreamConverter:
         if kind == "assistant":
             return self._assistant_events(record)
         if kind == "user" and not is_source_note(record):
-            return self._user_events(record)
+            return self._started_events(record) + self._user_events(record)
         return []  # attachments, system records, progress...
+
+    def _started_events(self, record: Record) -> List[Dict[str, Any]]:
+        """`task_started` before the tool result of a call that left work running."""
+        from claude_print.printing.task_events import started_event
+
+        result = record.get("toolUseResult")
+        if not isinstance(result, dict):
+            return []
+        events = []
+        for index, block in enumerate(record_blocks(record)):
+            if block.get("type") != "tool_result":
+                continue
+            tool_use_id = str(block.get("tool_use_id") or "")
+            uuid = _block_uuid(str(record["uuid"]), 1000 + index)
+            inputs = self._tool_inputs.get(tool_use_id, {})
+            says = self.facts.task_started_backgrounded
+            event = started_event(result, tool_use_id, inputs, self.session_id, uuid, says)
+            if event is not None:
+                events.append(event)
+        return events
 
     def _notification_events(self, record: Record) -> List[Dict[str, Any]]:
         """A turn the TUI started for a background task's notification: `claude -p`
@@ -282,6 +308,9 @@ class StreamConverter:
         record_uuid = str(record["uuid"])
         events = []
         for index, block in enumerate(blocks):
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                inputs = block.get("input")
+                self._tool_inputs[str(block.get("id"))] = inputs if isinstance(inputs, dict) else {}
             if not _worth_emitting(block):
                 continue
             if record.get("isApiErrorMessage"):

@@ -1,4 +1,11 @@
-"""stream-json's `system/task_notification` event, from the TUI's own notification.
+"""stream-json's task events, from what the TUI itself recorded.
+
+`task_started`: a tool call that left work running in the background has a tool result
+whose `toolUseResult` names it (a command: `backgroundTaskId`; a subagent: `isAsync` and
+`agentId`). `claude -p` prints the event just before that result; the Agent SDK counts
+a subagent in flight from it (and keeps stdin open for its follow-up turn).
+
+`task_notification`:
 
 When background work ends, the TUI submits a prompt of its own (its transcript record's
 `origin.kind` is "task-notification") whose text is Claude Code's notification:
@@ -13,6 +20,8 @@ import re
 from typing import Any, Dict, Optional
 
 TASK_EVENT = "task_notification"
+STARTED_EVENT = "task_started"
+TASK_EVENTS = (STARTED_EVENT, TASK_EVENT)
 _FIELDS = (
     ("task_id", "task-id"),
     ("tool_use_id", "tool-use-id"),
@@ -38,6 +47,46 @@ def notification_event(text: str, session_id: str, uuid: str) -> Optional[Dict[s
             event[key] = value
     if "task_id" not in event:
         return None
+    event["uuid"] = uuid
+    event["session_id"] = session_id
+    return event
+
+
+def started_event(
+    result: Any,
+    tool_use_id: str,
+    tool_input: Dict[str, Any],
+    session_id: str,
+    uuid: str,
+    says_backgrounded: bool = True,
+) -> Optional[Dict[str, Any]]:
+    """The `task_started` event of a tool result, if its call left work running
+    (`says_backgrounded`: the release's event has `is_backgrounded`)."""
+    if not isinstance(result, dict):
+        return None
+    event: Dict[str, Any] = {"type": "system", "subtype": STARTED_EVENT}
+    if isinstance(result.get("backgroundTaskId"), str):
+        event.update(
+            task_id=result["backgroundTaskId"],
+            tool_use_id=tool_use_id,
+            description=str(tool_input.get("description") or ""),
+            is_backgrounded=True,
+            task_type="local_bash",
+        )
+    elif result.get("isAsync") is True and isinstance(result.get("agentId"), str):
+        event.update(
+            task_id=result["agentId"],
+            tool_use_id=tool_use_id,
+            description=str(result.get("description") or tool_input.get("description") or ""),
+            subagent_type=str(tool_input.get("subagent_type") or ""),
+            is_backgrounded=True,
+            task_type="local_agent",
+            prompt=str(result.get("prompt") or tool_input.get("prompt") or ""),
+        )
+    else:
+        return None
+    if not says_backgrounded:
+        del event["is_backgrounded"]
     event["uuid"] = uuid
     event["session_id"] = session_id
     return event

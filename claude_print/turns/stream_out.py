@@ -13,7 +13,7 @@ from claude_print.hooks import hook_events
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
-from claude_print.printing.task_events import TASK_EVENT
+from claude_print.printing.task_events import TASK_EVENTS
 
 if TYPE_CHECKING:
     from claude_print.options import Options
@@ -134,7 +134,7 @@ class StreamOut:
 
     def _emit(self, events: List[Dict[str, Any]]) -> None:
         for event in events:
-            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, TASK_EVENT):
+            if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, *TASK_EVENTS):
                 self.emitter.event(event)  # claude -p reports these before system/init
                 continue
             if event.get("type") == "assistant":
