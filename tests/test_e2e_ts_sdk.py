@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Set, Tuple
 
 import pytest
 from conftest import ROOT, Sandbox, claude_release, entrypoints
-from test_e2e_sdk import REFUSAL, Harness, is_refusal, tail
+from test_e2e_sdk import KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
 
 from claude_print import contract
 
@@ -35,6 +35,7 @@ CASES_JS = ROOT / "tests" / "ts_sdk_cases.mjs"
 # others go the TUI's ways the Python SDK's cases take there too (test_e2e_sdk.py).
 CASES = [
     "plain",
+    "background_command",
     pytest.param("client_three_turns", marks=pytest.mark.newest_only),
     pytest.param("tool_allowed", marks=pytest.mark.newest_only),
     pytest.param("hook_pretooluse_deny", marks=pytest.mark.newest_only),
@@ -109,13 +110,17 @@ def run_case(
 def view(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
     """What a program sees, without ids, times and the keys compared separately."""
     out = []
-    for message in summary["messages"]:
+    for message in reported(summary):
         seen = {k: v for k, v in message.items() if k not in ("keys", "session_id", "tools")}
         for result in seen.get("tool_results", []):
-            if is_refusal(result.get("content")):  # claude-print's words (README)
-                result["content"] = REFUSAL
+            result["content"] = result_content(result.get("content"))
         out.append(seen)
     return out
+
+
+def reported(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The messages claude-print reports (test_e2e_sdk.NOT_REPORTED)."""
+    return [m for m in summary["messages"] if m.get("subtype") not in NOT_REPORTED]
 
 
 def tool_problems(real: Dict[str, Any], ours: Dict[str, Any], release: str) -> List[str]:
@@ -135,9 +140,9 @@ def tool_problems(real: Dict[str, Any], ours: Dict[str, Any], release: str) -> L
 
 def key_problems(real: Dict[str, Any], ours: Dict[str, Any]) -> List[str]:
     problems = []
-    for i, (theirs, mine) in enumerate(zip(real["messages"], ours["messages"])):
+    for i, (theirs, mine) in enumerate(zip(reported(real), reported(ours))):
         extra = KEYS_EXTRA.get(theirs["type"], set())
-        missing = set(theirs["keys"]) - set(mine["keys"])
+        missing = set(theirs["keys"]) - set(mine["keys"]) - KEYS_MAY_MISS.get(theirs["type"], set())
         added = set(mine["keys"]) - set(theirs["keys"]) - extra
         if missing or added:
             problems.append(f"messages[{i}] ({theirs['type']}): missing {missing}, added {added}")
@@ -164,7 +169,8 @@ def test_ts_sdk_case_matches_real_cli(
     assert view(ours) == view(real), trace
     assert key_problems(real, ours) == [], trace
     assert tool_problems(real, ours, claude_release(newest)) == [], trace
-    for fact in ("result_texts", "asked", "tool_calls", "fired", "written_before", "written_after"):
+    facts = ("result_texts", "asked", "tool_calls", "fired", "written_before", "written_after")
+    for fact in (*facts, "written"):
         assert ours.get(fact) == real.get(fact), fact
     [spawn] = harness.spawns()
     ids = {m.get("session_id") for m in ours["messages"] if m.get("session_id")}

@@ -82,6 +82,13 @@ const CASES = {
   async plain(seen) {
     await collect(seen, sdk.query({ prompt: "What is 2+2?", options: options() }));
   },
+  async background_command(seen) {
+    // The run goes on until the command ends and the model has answered its notification.
+    const call = JSON.stringify({ command: "sleep 2; echo done > bg.txt", run_in_background: true, description: "bg" });
+    await collect(seen, sdk.query({ prompt: `Run it [[tooljson:Bash:${call}]]`, options: options({ allowedTools: ["Bash"] }) }));
+    seen.facts.result_texts = seen.messages.filter((m) => m.type === "result").map((m) => m.result);
+    seen.facts.written = (await import("node:fs")).existsSync(path.join(args.workdir, "bg.txt"));
+  },
   async client_three_turns(seen) {
     const { prompt, advance } = streamingPrompt(["turn one [[reply:ONE]]", "turn two [[reply:TWO]]", "turn three [[reply:THREE]]"]);
     let results = 0;
