@@ -11,6 +11,7 @@ out the same; everything else is refused with exit 2, nothing started, nothing c
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -68,6 +69,17 @@ PROMPTS = [
     "/init",  # prompt commands: through the TUI where it was measured equal, else refused
     "/review now",
     "/debug",
+    # Issue 41: each signed the user out (or ran the built-in) through the TUI, where
+    # claude -p sends it to the model as text (tests/test_slash.SEEDS).
+    "/logout:",
+    "/logout\ufe0f",
+    "/lo\u034fgout",
+    "/logout\u3164",
+    "/logout\U000e0100",
+    "\u200b/logout",
+    "/model:",
+    "/export:",
+    "/plugin:logout",
 ]
 
 
@@ -192,3 +204,46 @@ def test_slash_prompt_as_claude_p(
     if expected.startswith("answer"):
         assert ours_box.transcripts() == []
     assert ours_box.leftovers() == []
+
+
+# The same seeds by every other way in: stdin, --input-file, a stream-json message (the
+# first and a later one). Refused at once (exit 2, or an error result for that message),
+# the login and every other file as they were.
+SEEDS_ELSEWHERE = ["/logout:", "/logout\ufe0f", "\u200b/logout", "/plugin:logout"]
+
+
+@pytest.mark.parametrize("way", ["stdin", "input-file", "stream-json"])
+def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
+    tmp_path: Path, fake_api: FakeApiServer, real_claude: str, way: str
+) -> None:
+    box = prepare(tmp_path / "a", fake_api)
+    for index, prompt in enumerate(SEEDS_ELSEWHERE):
+        words = ["--claude-binary", real_claude, "--output-format", "json"]
+        stdin = prompt.encode("utf-8", "surrogatepass")
+        if way == "input-file":
+            path = box.tmp / f"prompt-{index}.txt"
+            path.write_bytes(stdin)
+            words += ["--input-file", str(path)]
+            stdin = b""
+        elif way == "stream-json":
+            words = [*words[:-1], "stream-json", "--verbose", "--input-format", "stream-json"]
+            lines = [user_message("What is 2+2?"), user_message(prompt)]
+            stdin = b"".join(line.encode() + b"\n" for line in lines)
+        run = functools.partial(run_claude_print, box, words, stdin=stdin)
+        proc, changed = changes(box, run)
+        assert changed == [], (repr(prompt), changed)
+        if way == "stream-json":
+            assert_exit(proc, 1)  # the last message's result is an error
+            out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+            results = [e for e in out if e.get("type") == "result"]
+            assert [r["is_error"] for r in results] == [False, True], repr(prompt)
+            assert "claude-print does not send it to the TUI" in results[-1]["errors"][0]
+        else:
+            assert_exit(proc, 2)
+            assert "claude-print does not send it to the TUI" in proc.stderr.decode()
+    assert box.transcripts() == [] or way == "stream-json"
+
+
+def user_message(text: str) -> str:
+    message = {"role": "user", "content": text}
+    return json.dumps({"type": "user", "message": message, "parent_tool_use_id": None})

@@ -5,7 +5,6 @@ the table under test."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import subprocess
@@ -128,31 +127,95 @@ def test_the_command_name_is_read_as_claude_code_reads_it(prompt: str, name: str
 
 
 @pytest.mark.parametrize(
-    ("prompt", "name"),
-    [("  /help", "help"), ("\t/help now", "help"), ("\x07/help", "help"), ("/he\x7flp", "help")],
+    "prompt", ["  /help", "\t/help now", "\x07/help", "/he\x7flp", "\u200b/help"]
 )
-def test_the_tui_reads_a_command_where_claude_p_reads_text(prompt: str, name: str) -> None:
-    assert (slash.command_name(prompt), slash.tui_command_name(prompt)) == (None, name)
+def test_a_prompt_the_tui_may_read_as_a_command_is_refused(prompt: str) -> None:
+    assert slash.command_name(prompt) is None  # claude -p: text
+    assert not slash.plainly_text(prompt)
     assert slash.decide(prompt, slash_commands.NEWEST, "/", EMPTY_HOME).kind == slash.REFUSE
 
 
-def tui_form(prompt: str) -> str:
-    """The prompt as the TUI's input box holds it, written out plainly (the reference
-    for slash.tui_command_name, which reads only the start)."""
-    kept = [c for c in prompt if c in slash.JS_SPACE or unicodedata.category(c) not in ("Cc", "Cf")]
-    return "".join(kept)
+# Issue 41, measured on the real TUI with a seeded login: each of these signed the user
+# out (or ran the built-in) where `claude -p` sent it to the model as text. They are the
+# seed corpus of the fuzzing below and of test_e2e_never_a_command.py.
+SEEDS = [
+    "/logout:",
+    "/logout\ufe0f",
+    "/logout\u034f",
+    "/logout\u3164",
+    "/logout\U000e0100",
+    "/log\ufe0fout",
+    "/lo\u034fgout",
+    "/model:",
+    "/export:",
+    "/terminal-setup:",
+    "/logout\x7f",
+    "\u200b/logout",
+    "/plugin:logout",
+]
 
 
-def test_the_tui_reads_the_command_of_the_prompt_s_tui_form() -> None:
-    """Every mix of leading junk, name and tail from a set of pieces: the fast reader
-    agrees with reading the whole TUI form."""
-    heads = ["", " ", "\t", "\x07", "\u200b", "\x1b", "\ufeff", "\x85", "x"]
-    names = ["/", "/help", "/he\x7flp", "/plug:cmd", "/etc/hosts", "/h\u00e9", "//x"]
-    tails = ["", " now", "\x7f", "\nnow", "\u00a0x", "\x00"]
-    for head, name, tail in itertools.product(heads, names, tails):
-        prompt = head + name + tail
-        expected = slash.command_name(slash.js_trim(tui_form(prompt)))
-        assert slash.tui_command_name(prompt) == expected, repr(prompt)
+@pytest.mark.parametrize("prompt", SEEDS)
+def test_the_prompts_that_logged_users_out_are_refused(prompt: str) -> None:
+    for version in [*slash_commands.CAPTURED, "9.9.9", ""]:
+        decision = slash.decide(prompt, version, "/", EMPTY_HOME)
+        assert decision.kind == slash.REFUSE, (version, repr(prompt), decision)
+
+
+# Every Unicode general category (a sample of each), every default-ignorable range's
+# ends, and the characters a name is built from or split on.
+CATEGORY_SAMPLES = {
+    "Lu": "A\u00c9", "Ll": "a\u00e9", "Lt": "\u01c5", "Lm": "\u02b0", "Lo": "\u05d0\u3164",
+    "Mn": "\u0301\u034f\ufe0f", "Mc": "\u0903", "Me": "\u20dd", "Nd": "0\u0660",
+    "Nl": "\u2160", "No": "\u00b2", "Pc": "_\u203f", "Pd": "-\u2010", "Ps": "(", "Pe": ")",
+    "Pi": "\u00ab", "Pf": "\u00bb", "Po": ".:!\u00b7", "Sm": "+\u2212", "Sc": "$",
+    "Sk": "^\u02c2", "So": "\u00a9\U0001f980", "Zs": " \u00a0\u3000", "Zl": "\u2028",
+    "Zp": "\u2029", "Cc": "\x00\x07\x1b\x7f\x85", "Cf": "\u200b\u200d\u2060\ufeff",
+    "Co": "\ue000", "Cn": "\u0378", "Cs": "\ud800",
+}  # fmt: skip
+IGNORABLE_ENDS = "".join(chr(c) for pair in slash._IGNORABLE for c in pair)
+NAME_PARTS = ":/.\t\n"
+
+
+def fuzz_prompts(name: str) -> List[str]:
+    """`/name` with every sample character before the slash, before, inside and after
+    the name, and the name in other cases."""
+    chars = "".join(CATEGORY_SAMPLES.values()) + IGNORABLE_ENDS + NAME_PARTS
+    out = [f"/{name.upper()}", f"/{name.capitalize()}", f" /{name}"]
+    middle = len(name) // 2
+    for ch in chars:
+        out += [
+            f"{ch}/{name}",
+            f"/{ch}{name}",
+            f"/{name[:middle]}{ch}{name[middle:]}",
+            f"/{name}{ch}",
+            f"/{name}{ch} now",
+        ]
+    return out
+
+
+@pytest.mark.parametrize("version", slash_commands.CAPTURED)
+def test_no_generated_prompt_reaches_the_tui_as_a_built_in(version: str) -> None:
+    """Every built-in name of the release x the space above: each goes to the TUI only
+    where claude -p reads the same command and the TUI expands it as claude -p does
+    (the measured table), or as text no TUI can read as a command (its first character
+    shows as itself and is not `/`, or its first word is a path); else it gets claude
+    -p's answer or is refused."""
+    known = slash_commands.release(version)
+    for name in sorted(known.names):
+        for prompt in fuzz_prompts(name):
+            decision = slash.decide(prompt, version, "/", EMPTY_HOME)
+            if decision.kind != slash.TUI:
+                continue
+            raw = slash.command_name(prompt)
+            if raw is None:
+                first = slash.lead(prompt)
+                word = prompt.strip().split()[0] if prompt.strip() else ""
+                assert first != "/" or "/" in word[1:], (version, repr(prompt))
+                assert unicodedata.category(first)[0] in "LNPS", (version, repr(prompt))
+            else:
+                form = "args" if slash.split_command(prompt)[1] else "bare"  # type: ignore[index]
+                assert (raw, form) in known.tui, (version, repr(prompt))
 
 
 @pytest.mark.parametrize(
@@ -173,7 +236,7 @@ def test_control_characters_that_make_a_command_in_the_tui_are_refused(prompt: s
         assert slash.decide(prompt, version, "/", EMPTY_HOME).kind == slash.REFUSE
 
 
-@pytest.mark.parametrize("prompt", ["what is 2+2", "/etc/hosts what is it", "/ x", "// x"])
+@pytest.mark.parametrize("prompt", ["what is 2+2", "/etc/hosts what is it", "// x", "é /x"])
 def test_a_prompt_that_names_no_command_goes_to_the_tui(prompt: str) -> None:
     for version in [*slash_commands.CAPTURED, "9.9.9"]:
         assert slash.decide(prompt, version, "/", EMPTY_HOME).kind == slash.TUI
@@ -189,6 +252,8 @@ def make_custom(root: Path) -> Tuple[Path, Dict[str, str]]:
     (home / ".claude" / "commands").mkdir(parents=True)
     (home / ".claude" / "commands" / "mine.md").write_text("Mine\n")
     (home / ".claude" / "commands" / "status.md").write_text("a custom /status\n")
+    (project / ".claude" / "commands" / "sub").mkdir()
+    (project / ".claude" / "commands" / "sub" / "cmd.md").write_text("Sub command\n")
     return project, {"HOME": str(home)}
 
 
@@ -201,7 +266,8 @@ def make_custom(root: Path) -> Tuple[Path, Dict[str, str]]:
         ("/shine", slash.TUI),  # its front matter's name
         ("/mine", slash.TUI),  # the user's commands
         ("/status", slash.ANSWER),  # a custom file named as a built-in: the built-in rules
-        ("/plugin-x:deploy now", slash.TUI),
+        ("/plugin-x:deploy now", slash.REFUSE),  # no plugin of that name here
+        ("/sub:cmd", slash.TUI),  # .claude/commands/sub/cmd.md
         ("/mcp__server__prompt", slash.TUI),
         ("/hello\x7f", slash.REFUSE),
     ],
@@ -229,7 +295,44 @@ def test_a_release_newer_than_every_capture_answers_nothing() -> None:
     assert newer.names == slash_commands.release(slash_commands.NEWEST).names
     for prompt in ("/help", "/logout now", "/nosuchcommand", "/cost"):
         assert slash.decide(prompt, "99.0.0", "/", EMPTY_HOME).kind == slash.REFUSE
-    assert slash.decide("/x:y", "99.0.0", "/", EMPTY_HOME).kind == slash.TUI
+    assert slash.decide("/x:y", "99.0.0", "/", EMPTY_HOME).kind == slash.REFUSE  # no plugin x
+    assert slash.decide("/x:y", "99.0.0", "/", EMPTY_HOME, ["--plugin-url", "u"]).kind == slash.TUI
+
+
+def plugin_folder(root: Path, name: str) -> Path:
+    folder = root / f"{name}-plugin"
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("prompt", "kind"),
+    [
+        ("/zebra:stripes", slash.TUI),
+        ("/zebra:stripes now", slash.TUI),
+        ("/zebra:", slash.REFUSE),  # the TUI ran `/logout:` as /logout
+        ("/:stripes", slash.REFUSE),
+        ("/lion:stripes", slash.REFUSE),  # no such plugin
+        ("/logout:stripes", slash.REFUSE),  # a built-in's name as the namespace
+        ("/plugin:zebra", slash.REFUSE),
+    ],
+)
+def test_a_plugin_command_reaches_the_tui_only_where_the_plugin_is(
+    tmp_path: Path, prompt: str, kind: str
+) -> None:
+    """--plugin-dir's plugins and those installed under the config dir are known by name;
+    a namespaced name of none of them is text to claude -p and unknown to the TUI."""
+    given = plugin_folder(tmp_path, "zebra")
+    home = tmp_path / "home"
+    home.mkdir()
+    newest = slash_commands.NEWEST
+    env = {"HOME": str(home)}
+    assert slash.decide(prompt, newest, "/", env, ["--plugin-dir", str(given)]).kind == kind
+    installed = home / ".claude" / "plugins" / "cache" / "market"
+    installed.mkdir(parents=True)
+    (given).rename(installed / "zebra")
+    assert slash.decide(prompt, newest, "/", env).kind == kind
 
 
 def test_a_release_between_captures_gets_what_both_neighbours_agree_on() -> None:

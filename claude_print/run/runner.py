@@ -236,7 +236,10 @@ class Session(EventLoop):
             version = release.claude_version(self.options.claude_binary)
             self.facts = contract.facts_for(version)
             self.emitter.release = version
-        decision = slash.decide(turn.prompt, self.facts.version, os.getcwd(), dict(os.environ))
+        forwarded = self.options.forwarded
+        decision = slash.decide(
+            turn.prompt, self.facts.version, os.getcwd(), dict(os.environ), forwarded
+        )
         if decision.kind == slash.REFUSE:
             self.trace(f"/{decision.command}: refused by the slash-command rules")
         refusal = error or paste or (decision.text if decision.kind == slash.REFUSE else "")

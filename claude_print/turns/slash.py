@@ -18,16 +18,20 @@ the same thing:
   measured for this release (a newer release than the newest captured gets no answers).
 
 The prompt is read as Claude Code reads it (`trim()`, the name up to the first JS
-whitespace) and also as the TUI's input box would hold it (control characters dropped:
-`/logout\\x7f` is `/logout` there, while `claude -p` sends it to the model as text).
+whitespace). A prompt `claude -p` reads as text goes to the TUI only where no TUI can
+read a command in it (`plainly_text`): the TUI's input box drops and normalises
+characters before it looks for a name (`/logout\\x7f`, `/logout:`, `/logout` with a
+variation selector all signed the user out, where `claude -p` sends them to the model),
+so claude-print does not predict that reading; it refuses what it cannot rule out.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import unicodedata
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from claude_print.turns import slash_commands
 
@@ -53,10 +57,28 @@ def js_trim(text: str) -> str:
     return text.strip(JS_SPACE)
 
 
-def _dropped(ch: str) -> bool:
-    """A character the TUI's input box drops: a control or format character other than
-    whitespace (2.1.331+ drops them from typed and loaded text)."""
-    return ch not in JS_SPACE and unicodedata.category(ch) in ("Cc", "Cf")
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): code points that
+# render as nothing, letters among them (the Hangul fillers).
+_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)  # fmt: skip
+# Categories whose characters may show as nothing, or not at all, in the input box.
+_UNSHOWN = ("Cc", "Cf", "Cs", "Co", "Cn", "Mn", "Me", "Mc", "Zl", "Zp", "Zs")
+
+
+def shown(ch: str) -> bool:
+    """A character the input box can only show as itself: no whitespace, control,
+    format, mark, unassigned or default-ignorable character. Not a model of what the TUI
+    drops: a prompt whose first such character is not `/` cannot be read as a command,
+    whatever the TUI drops or normalises before it looks (default-deny)."""
+    if ch in JS_SPACE or unicodedata.category(ch) in _UNSHOWN:
+        return False
+    point = ord(ch)
+    return not any(low <= point <= high for low, high in _IGNORABLE)
 
 
 def split_command(prompt: str) -> Optional[Tuple[str, str]]:
@@ -80,49 +102,55 @@ def command_name(prompt: str) -> Optional[str]:
     return parts[0]
 
 
-def tui_command_name(prompt: str) -> Optional[str]:
-    """The command the TUI would read: its input box drops control characters and trims
-    the prompt before it looks for one. Reads only the leading junk and the name, so a
-    200 KB prompt costs what a short one does."""
-    start, end = 0, len(prompt)
-    while start < end and (prompt[start] in JS_SPACE or _dropped(prompt[start])):
-        start += 1
-    if start == end or prompt[start] != "/":
-        return None
-    name = []
-    for ch in prompt[start + 1 :]:
-        if ch in JS_SPACE:
-            break
-        if not _dropped(ch):
-            name.append(ch)
-    text = "".join(name)
-    return text if _COMMAND_NAME.match(text) else None
+def lead(prompt: str) -> str:
+    """The prompt's first character after JavaScript whitespace ("" for none)."""
+    for ch in prompt:
+        if ch not in JS_SPACE:
+            return ch
+    return ""
+
+
+def plainly_text(prompt: str) -> bool:
+    """A prompt no TUI can read as a command, by construction: its first character past
+    whitespace shows as itself and is not `/`; or its first word is a path of printable
+    ASCII (`/etc/hosts`, `//x`), which no command name can be (measured as a model turn
+    in the TUI and `claude -p` on every captured release)."""
+    first = lead(prompt)
+    if first == "":
+        return True
+    if first != "/":
+        return shown(first)
+    word = _SPLIT.split(js_trim(prompt), 1)[0]
+    return "/" in word[1:] and all(" " < ch < "\x7f" for ch in word)
 
 
 def names_a_command(prompt: str) -> bool:
-    """Does the prompt name a command, for claude -p or for the TUI?"""
-    return command_name(prompt) is not None or tui_command_name(prompt) is not None
+    """Does the prompt name a command, for claude -p, or may it for the TUI?"""
+    return command_name(prompt) is not None or not plainly_text(prompt)
 
 
-def decide(prompt: str, version: str, cwd: str, env: Dict[str, str]) -> Decision:
-    """What claude-print does with `prompt` on Claude Code `version`."""
+def decide(
+    prompt: str, version: str, cwd: str, env: Dict[str, str], forwarded: Sequence[str] = ()
+) -> Decision:
+    """What claude-print does with `prompt` on Claude Code `version` (`forwarded`: the
+    flags the TUI gets, for the plugins they load)."""
     raw = command_name(prompt)
-    seen = tui_command_name(prompt)
-    if raw is None and seen is None:
-        return Decision(TUI)  # not a command in either: a model turn in both
-    if raw != seen:
-        name = seen or raw or ""
+    if raw is None:
+        if plainly_text(prompt):
+            return Decision(TUI)  # not a command in either: a model turn in both
         return Decision(
             REFUSE,
-            f"claude -p sends this prompt to the model as text, but the interactive TUI "
-            f"would run it as /{name} (its input box drops leading whitespace and control "
-            "characters); claude-print does not send it to the TUI. Remove what comes "
-            f"before or inside /{name}, or say it in words",
-            name,
+            "claude -p sends this prompt to the model as text, but the interactive TUI may "
+            "read it as a command: it starts with `/` (or with whitespace, an invisible or "
+            "a control character before one), and the TUI drops and normalises characters "
+            "before it looks for a command name (a `/logout` so read signs you out). "
+            "claude-print does not send it to the TUI. Start the prompt with a word, or "
+            "say it in words",
         )
-    assert raw is not None
     known = slash_commands.release(version)
-    if raw not in known.names and (custom(raw) or raw in custom_commands(cwd, env)):
+    if raw not in known.names and (
+        raw in custom_commands(cwd, env) or custom(raw, known, plugins(forwarded, env))
+    ):
         return Decision(TUI, command=raw)
     form = "args" if split_command(prompt)[1:] != ("",) else "bare"  # type: ignore[index]
     if (raw, form) in known.tui:
@@ -157,10 +185,49 @@ def refusal(name: str, known: slash_commands.Release, version: str) -> str:
     )
 
 
-def custom(name: str) -> bool:
-    """A plugin's namespaced command (`plugin:cmd`, `dir:cmd`) or an MCP prompt: no
-    built-in is named so."""
-    return ":" in name or name.startswith("mcp__")
+def custom(name: str, known: slash_commands.Release, loaded: Optional[FrozenSet[str]]) -> bool:
+    """An MCP prompt, or a plugin's namespaced command (`plugin:cmd`) of a plugin that is
+    there (`loaded`; None: one loaded from a URL, whose name is not known before the
+    start). Both sides of the `:` must be there, and the namespace no built-in's name:
+    the TUI ran `/logout:` and `/model:` as the built-ins (measured on 2.1.197 to
+    2.1.332), and a name it does not know is "Unknown skill" there, text to `claude -p`."""
+    if name.startswith("mcp__"):
+        return True
+    space, colon, rest = name.partition(":")
+    if not (colon and space and rest) or space in known.names:
+        return False
+    return loaded is None or space in loaded
+
+
+def plugins(forwarded: Sequence[str], env: Dict[str, str]) -> Optional[FrozenSet[str]]:
+    """The names of the plugins the TUI will load: --plugin-dir's and those installed
+    under the config dir's plugins/ (None when --plugin-url loads one by URL)."""
+    dirs: List[str] = []
+    for index, word in enumerate(forwarded):
+        if word == "--plugin-url" or word.startswith("--plugin-url="):
+            return None
+        if word == "--plugin-dir" and index + 1 < len(forwarded):
+            dirs.append(forwarded[index + 1])
+        elif word.startswith("--plugin-dir="):
+            dirs.append(word.split("=", 1)[1])
+    config = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME", "~"), ".claude")
+    names = {_plugin_name(d) for d in dirs}
+    for top, subdirs, _ in os.walk(os.path.join(config, "plugins")):
+        if top.count(os.sep) - config.count(os.sep) > 6:
+            subdirs[:] = []  # marketplaces and caches nest a few levels, no deeper
+        if ".claude-plugin" in subdirs:
+            names.add(_plugin_name(top))
+    return frozenset(names)
+
+
+def _plugin_name(folder: str) -> str:
+    """A plugin's name: its manifest's, else its folder's."""
+    try:
+        with open(os.path.join(folder, ".claude-plugin", "plugin.json"), encoding="utf-8") as f:
+            name = json.load(f).get("name")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return name if isinstance(name, str) and name else os.path.basename(folder.rstrip("/"))
 
 
 def custom_commands(cwd: str, env: Dict[str, str]) -> FrozenSet[str]:
@@ -198,9 +265,14 @@ def _entries(folder: str) -> List[os.DirEntry[str]]:
 
 
 def _command_files(folder: str) -> Iterable[str]:
+    """`name` for folder/name.md, `sub:name` for folder/sub/name.md."""
     for entry in _entries(folder):
         if entry.name.endswith(".md") and not entry.is_dir():
             yield entry.name[:-3]
+        elif entry.is_dir():
+            for inner in _entries(entry.path):
+                if inner.name.endswith(".md") and not inner.is_dir():
+                    yield f"{entry.name}:{inner.name[:-3]}"
 
 
 def _skills(folder: str) -> Iterable[str]:
