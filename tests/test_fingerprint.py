@@ -311,3 +311,27 @@ def test_a_projects_first_entry_with_empty_lists_does_not_show(
     }
     _claude_json(home, {"numStartups": 1, "projects": {str(project): entry}})
     assert take(project, environ) == before
+
+
+def test_git_state_runs_no_program_the_repository_names(tmp_path: Path) -> None:
+    """Issue 41: a repository whose .git/config sets core.fsmonitor got that program run
+    by every warm run's `git status`; Claude Code's own git calls turn it off."""
+    import shutil
+    import subprocess
+
+    from claude_print.warm_start.fingerprint import git_state
+
+    git = shutil.which("git")
+    assert git is not None, "git is needed here (.ci/run installs it)"
+    repo, marker = tmp_path / "repo", tmp_path / "ran"
+    repo.mkdir()
+    monitor = tmp_path / "monitor.sh"
+    monitor.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    monitor.chmod(0o755)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    for args in (["init", "-q"], ["config", "core.fsmonitor", str(monitor)]):
+        subprocess.run([git, *args], cwd=repo, env=env, check=True)
+    (repo / "file.txt").write_text("x\n")
+    state = git_state(str(repo), env)
+    assert b"file.txt" in state  # it did read the repository
+    assert not marker.exists(), "git status ran the repository's core.fsmonitor program"

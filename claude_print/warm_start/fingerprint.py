@@ -298,6 +298,12 @@ def _tree(root: str, home: str) -> Iterator[str]:
                 yield _file(path)
 
 
+# What Claude Code passes to its own git calls (read in 2.1.332's code): a repository's
+# .git/config may name programs for these (core.fsmonitor runs at every `git status`),
+# which neither the TUI's git nor `claude -p` (2.1.332) runs; claude-print's never does.
+GIT_HARDENING = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=", "--no-optional-locks")
+
+
 def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
     """Branch, HEAD and status as `git status` shows them (what the system prompt's git
     section is made from), without taking git's optional index lock."""
@@ -310,7 +316,7 @@ def git_started(cwd: str, environ: Mapping[str, str]) -> Callable[[str, Mapping[
     env = dict(environ, GIT_OPTIONAL_LOCKS="0")  # the TUI's git runs in this environment
     try:
         proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
-            ["git", "status", "--porcelain=v2", "--branch", "-z"],
+            ["git", *GIT_HARDENING, "status", "--porcelain=v2", "--branch", "-z"],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
