@@ -265,7 +265,10 @@ def make_custom(root: Path) -> Tuple[Path, Dict[str, str]]:
         ("/polish", slash.TUI),  # a parent's skill folder
         ("/shine", slash.TUI),  # its front matter's name
         ("/mine", slash.TUI),  # the user's commands
-        ("/status", slash.ANSWER),  # a custom file named as a built-in: the built-in rules
+        # A custom file named as a built-in: claude -p runs the custom one (measured on
+        # 2.1.332), the TUI may not: refused, never the built-in's answer.
+        ("/status", slash.REFUSE),
+        ("/status now", slash.REFUSE),
         ("/plugin-x:deploy now", slash.REFUSE),  # no plugin of that name here
         ("/sub:cmd", slash.TUI),  # .claude/commands/sub/cmd.md
         ("/mcp__server__prompt", slash.TUI),

@@ -148,10 +148,20 @@ def decide(
             "say it in words",
         )
     known = slash_commands.release(version)
-    if raw not in known.names and (
-        raw in custom_commands(cwd, env) or custom(raw, known, plugins(forwarded, env))
-    ):
+    mine = custom_commands(cwd, env)
+    if raw not in known.names and (raw in mine or custom(raw, known, plugins(forwarded, env))):
         return Decision(TUI, command=raw)
+    if raw in known.names and raw in mine:
+        # claude -p runs the custom command (measured on 2.1.332: .claude/commands/
+        # logout.md, a user skill `status`); the TUI's choice between it and the
+        # built-in is not known: never the built-in's answer for it.
+        return Decision(
+            REFUSE,
+            f"/{raw} is both a built-in command and a custom command or skill here; claude "
+            "-p runs the custom one, the interactive TUI may run the built-in. claude-print "
+            "does not send it to the TUI. Rename the custom command, or say it in words",
+            raw,
+        )
     form = "args" if split_command(prompt)[1:] != ("",) else "bare"  # type: ignore[index]
     if (raw, form) in known.tui:
         return Decision(TUI, command=raw)  # measured: the TUI expands it as claude -p
