@@ -74,6 +74,11 @@ QUIET_TUI_SETTINGS: Dict[str, Any] = {
     # settings file's value stays); an empty command takes its place, on every release
     # (see READY_FOOTERS).
     "statusLine": {"type": "command", "command": ""},
+    # The TUI registers itself as the claude-cli:// URL handler at every start
+    # (~/.local/share/applications/claude-code-url-handler.desktop, `Exec=<binary>
+    # --handle-uri %u`); `claude -p` never does. Its own setting turns that off (measured
+    # on 2.1.197 and 2.1.332: no .desktop file; "disable" is the value it documents).
+    "disableDeepLinkRegistration": "disable",
 }
 # The TUI's first start in a HOME (and again after 1 h, 2 h, ... while it fails) clones
 # Anthropic's official plugin marketplace from GitHub into ~/.claude/plugins/marketplaces,

@@ -59,7 +59,9 @@ BOOKKEEPING: Tuple[str, ...] = (
     # of both modes, which a short run can outlive (seen under load on 2.1.332)
     r"home/\.claude",  # the folder itself
     r"home/\.cache(/.*)?",  # runtime caches
-    r"home/\.local(/.*)?",  # runtime state
+    r"home/\.local",  # the folder itself (nothing under it: the TUI's URL handler was there)
+    r"home/\.local/share",
+    r"home/\.local/state",
     r"home/\.config(/.*)?",  # XDG config of helper tools
     r"home/\.npm(/.*)?",
 )
