@@ -85,7 +85,9 @@ def _success(summary: TurnSummary, ctx: Context) -> Dict[str, Any]:
     )
 
 
-def finished(summary: TurnSummary, ctx: Context, stop: HookEvent) -> Ending:
+def finished(
+    summary: TurnSummary, ctx: Context, stop: HookEvent, terminal_reason: Optional[str] = None
+) -> Ending:
     """After Stop or StopFailure; an incomplete transcript falls back on the hook's
     last_assistant_message."""
     if not summary.complete:
@@ -97,6 +99,8 @@ def finished(summary: TurnSummary, ctx: Context, stop: HookEvent) -> Ending:
     obj = _success(summary, ctx)
     if summary.origin is not None:  # as the TUI recorded it: the release's own keys
         obj["origin"] = summary.origin
+    if terminal_reason is not None:
+        obj["terminal_reason"] = terminal_reason
     return Ending(obj, EXIT_ASSISTANT_ERROR if obj["is_error"] else EXIT_OK)
 
 

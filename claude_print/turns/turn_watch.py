@@ -55,6 +55,10 @@ ESC_TRIES = 3
 # a prompt and an interrupt sent at once), where the CLI's transcript has the prompt. A
 # prompt the TUI never records (a hook blocked it) gets its Esc after this.
 HELD_INTERRUPT_LIMIT = 3.0
+# After Claude Code's own API error record, how long the TUI stays idle before the turn
+# counts as over without a StopFailure hook.
+API_ERROR_HOOK_GRACE = 1.0
+PROMPT_TOO_LONG = "Prompt is too long"  # the TUI's own refusal of an oversized prompt
 # The reasons of claude-print's own `continue: false` answers start with this.
 OWN_STOP_PREFIX = "claude-print:"
 
@@ -205,6 +209,8 @@ class TurnWatch:
                 return verdict
         if hook_stopped(records, OWN_STOP_PREFIX):
             return ended_early(None, self.trace, summary)
+        if summary.is_api_error and self._ended_without_hook(now):
+            return self._api_error_without_hook(summary)
         if summary.turn_closed:
             # The transcript says the turn is over, yet no Stop/StopFailure came.
             turn.closed_at = turn.closed_at or now
@@ -215,6 +221,29 @@ class TurnWatch:
                     self.screen(),
                 )
         return None
+
+    def _ended_without_hook(self, now: float) -> bool:
+        """The transcript's last answer is Claude Code's own API error, and no Stop or
+        StopFailure came: 2.1.332 refuses a prompt over its context limit before any
+        request ("Prompt is too long") and fires neither hook nor writes turn_duration.
+        Over once the TUI has been quiet a while with its input box idle (a retry of a
+        5xx shows its busy footer and keeps it drawing)."""
+        turn = self.turn
+        quiet = now - self.keyboard.last_output >= STOP_CLOSE_QUIET
+        if not quiet or not screens.is_idle(self.screen()):
+            turn.closed_at = None
+            return False
+        turn.closed_at = turn.closed_at or now
+        return now - turn.closed_at >= API_ERROR_HOOK_GRACE
+
+    def _api_error_without_hook(self, summary: TurnSummary) -> Verdict:
+        from claude_print.hooks.relay import HookEvent
+
+        self.trace("the turn ended on an API error without a Stop/StopFailure hook")
+        failure = HookEvent(contract.HOOK_STOP_FAILURE, {})
+        # claude -p's terminal_reason for its own refusal (measured on 2.1.332)
+        reason = "blocking_limit" if summary.result_text == PROMPT_TOO_LONG else None
+        return Verdict(summary, lambda ctx: turn_end.finished(summary, ctx, failure, reason))
 
     # --- after Stop ------------------------------------------------------------
 
