@@ -419,3 +419,18 @@ def test_stream_json_messages_get_the_same_rules(sandbox: Sandbox) -> None:
     assert "/model is a built-in command" in str(results[1].get("errors"))
     assert results[2]["is_error"] is False and len(results) == 3
     assert not (sandbox.home / ".claude" / "settings.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "plain"),
+    [
+        ("\x03", True),  # no slash in any form: no command, whatever is dropped
+        ("\x01 \x02\t", True),
+        ("\u200bhello", True),
+        ("\u200b/hello", False),
+        ("\u200b\uff0fhello", False),  # a fullwidth solidus
+        ("\u200bhello/there", False),  # a slash somewhere: not ruled out
+    ],
+)
+def test_a_prompt_without_a_slash_is_plainly_text(prompt: str, plain: bool) -> None:
+    assert slash.plainly_text(prompt) is plain

@@ -119,7 +119,8 @@ def plainly_text(prompt: str) -> bool:
     if first == "":
         return True
     if first != "/":
-        return shown(first)
+        # No `/` in any form (a fullwidth solidus is one once NFKC-normalised): no command.
+        return shown(first) or "/" not in unicodedata.normalize("NFKC", prompt)
     word = _SPLIT.split(js_trim(prompt), 1)[0]
     return "/" in word[1:] and all(" " < ch < "\x7f" for ch in word)
 
