@@ -69,13 +69,22 @@ def test_a_tty_and_no_stdin_give_nothing() -> None:
     assert read_stdin(None, LIMIT, later(60)) == b""
 
 
-def test_a_fifo_no_one_writes_to_times_out(tmp_path: Path) -> None:
+def test_a_fifo_no_one_writes_to_times_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42: it says what it waits for once the first wait is over, then --timeout
+    ends it."""
+    import claude_print.command.prompt_input as prompt_input
+
+    monkeypatch.setattr(prompt_input, "FIRST_BYTE_WAIT", 0.1)
     fifo = tmp_path / "prompt.fifo"
     os.mkfifo(fifo)
     with pytest.raises(ClaudePrintError) as caught:
-        read_file(str(fifo), LIMIT, later(0.3))
+        read_file(str(fifo), LIMIT, later(0.4))
     assert caught.value.exit_code == EXIT_TIMEOUT
     assert "a FIFO no one wrote to" in caught.value.message
+    said = capsys.readouterr().err
+    assert f"--input-file {fifo} is a FIFO no one has written to yet" in said
 
 
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:

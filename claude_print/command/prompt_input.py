@@ -56,6 +56,14 @@ def read_file(path: str, limit: int, deadline: float) -> bytes:
     except OSError as exc:
         raise ClaudePrintError(f"--input-file {path}: {exc.strerror or exc}") from exc
     try:
+        if fifo and not _wait_readable(fd, min(deadline, time.monotonic() + FIRST_BYTE_WAIT)):
+            # Say what the run waits for: a FIFO no process has opened to write yet.
+            print(
+                f"claude-print: --input-file {path} is a FIFO no one has written to yet; "
+                "waiting for a writer (--timeout bounds the wait)",
+                file=sys.stderr,
+                flush=True,
+            )
         if fifo and not _wait_readable(fd, deadline):
             raise _timed_out(f"--input-file {path} (a FIFO no one wrote to)")
         return _read_to_end(fd, limit, deadline, f"--input-file {path}")
