@@ -109,6 +109,7 @@ class Rig:
         self.asking = False
         self.interrupts: List[str] = []
         self.traces: List[str] = []
+        self.status: Optional[str] = None  # the TUI's session registry status
         self.watch = TurnWatch(
             self.turn,
             rules,
@@ -121,6 +122,7 @@ class Rig:
             self.interrupts,
             lambda what, lines: ClaudePrintError(what),
             self.traces.append,
+            lambda: self.status,
         )
 
     def stop(self, now: float, last: str = "") -> None:
@@ -289,10 +291,39 @@ def test_an_interrupt_with_no_sign_is_reported_after_the_settle_time(tmp_path: P
     rig = Rig(tmp_path)
     rig.log.prompt()
     rig.turn.interrupt_at = 1.0
+    rig.watch.escs = 3  # Esc pressed again as often as it may be
     rig.screen = ["  ✻ Thinking… (esc to interrupt)"]
     rig.keys.last_output = 1.5
     assert rig.step(1.0 + INTERRUPT_SETTLE - 0.1) is None
     assert rig.step(1.0 + INTERRUPT_SETTLE) is not None
+
+
+# 2.1.197 to 2.1.202 with a status line (claude-print's empty one): no busy footer while
+# a turn runs, the same footer as at rest (measured on 2.1.197).
+BUSY_NO_FOOTER = ["● Inferring…", *IDLE]
+
+
+def test_a_busy_tui_without_its_footer_is_not_taken_for_interrupted(tmp_path: Path) -> None:
+    """Issue 42's CI failure under load: the Esc was lost, the screen looked idle (no busy
+    footer on 2.1.197 with a status line), the turn was reported interrupted while it
+    ran on, and the next prompt was queued behind it. The TUI's own status says busy:
+    Esc again, once it had time to take the first one (no frame needed)."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    rig.interrupts.append("req-1")
+    rig.turn.interrupt_at = 1.0
+    rig.screen = BUSY_NO_FOOTER
+    rig.status = "busy"
+    rig.keys.last_output = 1.05
+    assert rig.step(1.05) is None, "not interrupted while the TUI says busy"
+    assert rig.step(1.99) is None and bytes(rig.keys.outbox) == b"", "too soon to tell"
+    assert rig.step(2.0) is None
+    assert bytes(rig.keys.outbox) == contract.KEY_ESCAPE
+    rig.keys.outbox.clear()
+    rig.status = "idle"  # the second Esc took
+    rig.keys.last_output = 2.1
+    verdict = rig.step(2.1)
+    assert verdict is not None and rig.result(verdict)["subtype"] == "error_during_execution"
 
 
 BUSY = ["  ✻ Thinking… (esc to interrupt)", *IDLE]  # 2.1.197's footer while a turn runs

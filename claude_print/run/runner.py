@@ -377,7 +377,13 @@ class Session(EventLoop):
             self.channel.interrupts if self.channel is not None else [],
             self._screen_error,
             self.trace,
+            self._tui_status,
         )
+
+    def _tui_status(self) -> Optional[str]:
+        from claude_print.tui import session_status
+
+        return session_status.status(self.child.pid if self.child else None, os.environ)
 
     def _deliver_step(self, now: float) -> Optional[Union[bytes, str]]:
         """Editor or paste: load the prompt, press Enter, until UserPromptSubmit shows it."""

@@ -120,6 +120,7 @@ class TurnWatch:
         interrupts: List[str],
         fail: Fail,
         trace: Callable[[str], None],
+        tui_status: Callable[[], Optional[str]] = lambda: None,
     ) -> None:
         self.turn = turn
         self.rules = rules
@@ -132,6 +133,7 @@ class TurnWatch:
         self.interrupts = interrupts  # the channel's pending `interrupt` requests
         self.fail = fail
         self.trace = trace
+        self.tui_status = tui_status  # the TUI's own "busy" / "idle" (session_status)
         self.next_tail = 0.0
         self.escs = 0  # Esc presses for an interrupt beyond the runner's first
         self.drawn_after_esc: Optional[float] = None  # the TUI's first frame since the Esc
@@ -341,9 +343,10 @@ class TurnWatch:
         stopped = any(is_interruption(record) for record in self.transcript.of(turn))
         if not stopped and self.keyboard.last_output > turn.interrupt_at:
             # A frame drawn after Esc (an older one may predate the busy footer) that shows
-            # the idle input box: the turn was dropped before any answer.
-            stopped = screens.is_idle(self.screen())
-        if not stopped and self._esc_lost():
+            # the idle input box, with the TUI not saying it is busy: the turn was dropped
+            # before any answer.
+            stopped = screens.is_idle(self.screen()) and self.tui_status() != "busy"
+        if not stopped and self._esc_lost(now):
             self.escs += 1
             self.trace("interrupt: the TUI is still busy; pressing Esc again")
             turn.interrupt_at = now
@@ -368,19 +371,24 @@ class TurnWatch:
             turn.interrupt_at = now
             self.keyboard.press_now(contract.KEY_ESCAPE, now)
 
-    def _esc_lost(self) -> bool:
-        """The TUI went on drawing its busy footer `ESC_AGAIN_AFTER` past its first
-        frame since the Esc."""
+    def _esc_lost(self, now: float) -> bool:
+        """The TUI still says it is busy (its busy footer, or its own session status)
+        `ESC_AGAIN_AFTER` past its first frame since the Esc, or twice that long after the
+        Esc when it drew nothing (a reduced-motion spinner may not redraw)."""
         turn = self.turn
+        if turn.interrupt_at is None or self.escs >= ESC_TRIES:
+            return False
         drawn = self.keyboard.last_output
-        if turn.interrupt_at is None or drawn <= turn.interrupt_at or self.escs >= ESC_TRIES:
-            return False
-        if self.drawn_after_esc is None:
+        if drawn > turn.interrupt_at and self.drawn_after_esc is None:
             self.drawn_after_esc = drawn
+        late = now - turn.interrupt_at >= 2 * ESC_AGAIN_AFTER
+        settled = (
+            self.drawn_after_esc is not None and drawn - self.drawn_after_esc >= ESC_AGAIN_AFTER
+        )
+        if not late and not settled:
             return False
-        if drawn - self.drawn_after_esc < ESC_AGAIN_AFTER:
-            return False
-        return any(contract.BUSY_FOOTER in line for line in self.screen())
+        busy = any(contract.BUSY_FOOTER in line for line in self.screen())
+        return busy or self.tui_status() == "busy"
 
     # --- what cannot end -------------------------------------------------------
 
