@@ -164,9 +164,6 @@ class BackgroundWait:
             return OVER
         return None
 
-    def wake_at(self, now: float) -> float:
-        return now + WAIT_POLL
-
 
 class Follower:
     """The orchestrator's side of the wait: after a turn, the wait for the next one the
