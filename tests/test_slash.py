@@ -349,6 +349,39 @@ def test_a_release_between_captures_gets_what_both_neighbours_agree_on() -> None
         assert below.answers[key] == answer == above.answers[key]
 
 
+@pytest.mark.parametrize(
+    ("version", "prompt", "kind"),
+    [
+        # 2.1.270 and 2.1.332 both measured these in the TUI: they go there.
+        ("2.1.300", "/init", slash.TUI),
+        ("2.1.300", "/simplify now", slash.TUI),
+        ("2.1.300", "/workflow-authoring", slash.TUI),
+        # Measured in the TUI on 2.1.270 only (not on 2.1.332): refused between them.
+        ("2.1.300", "/loop", slash.REFUSE),
+        ("2.1.300", "/loop 5m check", slash.REFUSE),
+        ("2.1.300", "/update-config x", slash.REFUSE),
+        # Both answer it with the same text: that answer.
+        ("2.1.300", "/help", slash.ANSWER),
+        # 2.1.197 and 2.1.270 both measured these in the TUI.
+        ("2.1.200", "/batch", slash.TUI),
+        ("2.1.200", "/loop", slash.TUI),
+        ("2.1.200", "/update-config x", slash.TUI),
+        # In the TUI on 2.1.197 only (/code-review, /review) or 2.1.270 only (/doctor).
+        ("2.1.200", "/code-review", slash.REFUSE),
+        ("2.1.200", "/review now", slash.REFUSE),
+        ("2.1.200", "/doctor", slash.REFUSE),
+        ("2.1.200", "/workflow-authoring", slash.REFUSE),
+    ],
+)
+def test_a_release_between_captures_sends_the_tui_only_what_both_measured(
+    version: str, prompt: str, kind: str
+) -> None:
+    """Written out from the captures (tests/data/cc-*/slash.json), not read from the
+    table: a command goes to the TUI between two releases only where both were measured
+    to run it as claude -p does (on 2.1.300, `/loop` would not)."""
+    assert slash.decide(prompt, version, "/", EMPTY_HOME).kind == kind
+
+
 # --- through the command line ----------------------------------------------------------
 
 
