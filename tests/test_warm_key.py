@@ -166,6 +166,54 @@ def test_the_process_context_is_in_the_key(binary: str, tmp_path: Path, prefix: 
     assert _key_in(prefix, binary, str(tmp_path)) != plain
 
 
+# A child that computes the key, sets no_new_privs, computes it again, installs a
+# seccomp filter that allows every call, and computes it a third time (ctypes, no
+# tool): the three keys on three lines, or "no seccomp" where the kernel has none.
+_SECCOMP_CHILD = """
+import ctypes, json, struct, sys
+from claude_print.options import Options
+from claude_print.warm_start import warm
+
+options = Options(prompt="hi", prompt_source="argv", claude_binary=sys.argv[1])
+env, cwd = json.loads(sys.argv[2]), sys.argv[3]
+libc = ctypes.CDLL(None, use_errno=True)
+ulong = ctypes.c_ulong
+libc.prctl.argtypes = [ctypes.c_int, ulong, ctypes.c_void_p, ulong, ulong]
+print(warm.key(options, env, cwd))
+assert libc.prctl(38, 1, None, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+print(warm.key(options, env, cwd))
+allow = ctypes.create_string_buffer(struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000))
+prog = ctypes.create_string_buffer(struct.pack("@HP", 1, ctypes.addressof(allow)))
+if libc.prctl(22, 2, ctypes.addressof(prog), 0, 0) != 0:  # PR_SET_SECCOMP, FILTER
+    print("no seccomp", ctypes.get_errno())
+else:
+    print(warm.key(options, env, cwd))
+"""
+
+
+def test_a_seccomp_filter_is_another_key(binary: str, tmp_path: Path) -> None:
+    """A TUI started under a seccomp filter is not one started without it (the filter
+    allows every call here; another would refuse some): both sides in one process, the
+    no_new_privs a filter needs set before the key without the filter is taken."""
+    import json
+
+    root = str(Path(__file__).resolve().parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", _SECCOMP_CHILD, binary, json.dumps(ENV), str(tmp_path)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    plain, no_new_privs, filtered = done.stdout.split("\n")[:3]
+    if filtered.startswith("no seccomp"):
+        pytest.skip(f"this kernel installs no seccomp filter ({filtered})")
+    assert plain != no_new_privs  # the other side of the rule: no_new_privs is in the key
+    assert filtered != no_new_privs
+
+
 # --- the runtime dir and the uid checks -------------------------------------
 
 
