@@ -1,4 +1,4 @@
-"""The user docs stay in step with the code: every flag of `--help` is in README.md."""
+"""The user docs stay in step with the code: every flag of `--help` is in docs/usage.md."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from claude_print import flags
 from claude_print.command.parser import build_parser
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+USAGE = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")  # the README's reference
+AGENT_SDK = (ROOT / "docs" / "agent-sdk.md").read_text(encoding="utf-8")
 
 
 def parser_flags() -> Set[str]:
@@ -22,9 +24,11 @@ def parser_flags() -> Set[str]:
 
 
 def readme_flag_table() -> str:
-    start = README.index("\n## Flags\n")
-    end = README.index("\n## ", start + 1)
-    return README[start:end]
+    """The flag tables: docs/usage.md, "Flags" (the README links there)."""
+    assert "(docs/usage.md#flags)" in README
+    start = USAGE.index("\n## Flags\n")
+    end = USAGE.index("\n## ", start + 1)
+    return USAGE[start:end]
 
 
 def test_every_flag_is_documented() -> None:
@@ -35,7 +39,7 @@ def test_every_flag_is_documented() -> None:
 
 
 def test_each_flag_is_under_its_kind() -> None:
-    """The README's four flag tables hold the rows of flags.FLAGS of their kind."""
+    """docs/usage.md's four flag tables hold the rows of flags.FLAGS of their kind."""
     table = readme_flag_table()
     headings = {
         flags.OWN: "### claude-print's own",
@@ -63,9 +67,20 @@ def test_readme_opens_with_the_demo_and_the_test_command() -> None:
     assert "python3 -m venv .venv && .venv/bin/pip install -r requirements-dev.txt" in head
 
 
+# The docs moved out of the README (issue 44) are checked as the README was.
+MOVED = (
+    "docs/usage.md",
+    "docs/install.md",
+    "docs/agent-sdk.md",
+    "docs/warm-start.md",
+    "docs/needle.md",
+    "docs/slash-prompts.md",
+    "docs/troubleshooting.md",
+    "docs/performance.md",
+)
 DOCS = {
     name: (ROOT / name).read_text(encoding="utf-8")
-    for name in ("README.md", "AGENTS.md", "docs/compatibility.md", "docs/contract.md")
+    for name in ("README.md", "AGENTS.md", "docs/compatibility.md", "docs/contract.md", *MOVED)
 }
 
 
@@ -90,7 +105,7 @@ def test_cache_paths_in_the_docs_are_releases_the_tests_install() -> None:
 
 def test_the_pyz_size_in_the_docs_is_the_built_one(built_pyz: Path) -> None:
     size_kib = built_pyz.stat().st_size / 1024
-    for name in ("README.md", "docs/shiv.md"):
+    for name in ("README.md", "docs/install.md", "docs/shiv.md"):
         text = (ROOT / name).read_text(encoding="utf-8")
         for said in re.findall(r"(?:reproducible, |it is )about (\d+) KiB", text):
             assert abs(int(said) - size_kib) <= 0.15 * size_kib, (name, said, size_kib)
@@ -132,10 +147,10 @@ def test_code_the_docs_name_exists() -> None:
 
 
 def control_table() -> Dict[str, str]:
-    """README's control request table: subtype (with "@configured" / "@unknown" where
+    """docs/agent-sdk.md's control request table: subtype (with "@configured" / "@unknown" where
     the row names which servers) -> what claude-print does."""
-    start = README.index("| control request | claude-print |")
-    rows = README[start:].split("\n\n", 1)[0].splitlines()[2:]
+    start = AGENT_SDK.index("| control request | claude-print |")
+    rows = AGENT_SDK[start:].split("\n\n", 1)[0].splitlines()[2:]
     table: Dict[str, str] = {}
     for row in rows:
         _, names, answer, _ = row.split("|")
@@ -175,7 +190,13 @@ def test_the_control_request_table_says_what_the_code_does() -> None:
         assert not table[name + "@unknown"].startswith("error")
 
 
-CLAIM_DOCS = ("README.md", "AGENTS.md", "docs/compatibility.md", "docs/how-a-run-works.md")
+CLAIM_DOCS = (
+    "README.md",
+    "AGENTS.md",
+    "docs/compatibility.md",
+    "docs/how-a-run-works.md",
+    *MOVED,
+)
 
 
 def test_no_doc_says_a_request_the_code_answers_gets_an_error() -> None:
@@ -189,7 +210,7 @@ def test_no_doc_says_a_request_the_code_answers_gets_an_error() -> None:
     refused = refused_always()
     for name in CLAIM_DOCS:
         text = (ROOT / name).read_text(encoding="utf-8")
-        if name == "README.md":
+        if name == "docs/agent-sdk.md":
             start = text.index("| control request | claude-print |")
             end = text.index("\n\n", start)
             text = text[:start] + text[end:]
@@ -198,26 +219,28 @@ def test_no_doc_says_a_request_the_code_answers_gets_an_error() -> None:
             if named and re.search(r"\berror answer|\bget an error|\brefused\b", sentence):
                 assert named <= refused, f"{name}: {sentence!r}"
     agents = (ROOT / "AGENTS.md").read_text(encoding="utf-8")
-    assert 'the\n  table in README.md, "Using it from the Claude Agent SDK"' in agents
-    assert "\n## Using it from the Claude Agent SDK\n" in README
+    assert "the\n  table in [docs/agent-sdk.md](docs/agent-sdk.md)" in agents
+    assert "(docs/agent-sdk.md)" in README
 
 
 def test_help_and_readme_say_the_same_of_verbose_and_the_config_keys() -> None:
-    """stream-json runs without --verbose (claude -p requires it): --help and the README
-    both say so; --help's footer names every key the config file takes, as the README's
-    example does."""
+    """stream-json runs without --verbose (claude -p requires it): --help, the README and
+    docs/usage.md say so; --help's footer names every key the config file takes, as the
+    README's example does (--help points at the README's "Config file")."""
     from claude_print.command.config import _FIELDS
 
     help_text = build_parser().format_help()
     flat = " ".join(help_text.split())
     assert "stream-json works with or without it (claude -p requires it)" in flat
     assert "does not require `--verbose` for stream-json" in README
-    for text in (flat, README):
+    assert "does not require `--verbose` for stream-json" in USAGE
+    for text in (flat, README, USAGE):
         assert "stream-json needs it" not in text
     footer = flat[flat.index("Defaults can be set") :]
     keys = re.search(r"its keys: ([\w, ]+) \(README", footer)
     assert keys is not None, footer
     assert set(keys.group(1).split(", ")) == set(_FIELDS)
-    config = README[README.index("\n## Config file\n") :]
+    assert '(README, "Config file")' in flat
+    config = README[README.index("\n### Config file\n") :]
     example = config.split("```toml\n", 1)[1].split("```", 1)[0]
     assert set(re.findall(r"^(\w+) =", example, re.M)) == set(_FIELDS)
