@@ -1,4 +1,5 @@
-"""The user docs stay in step with the code: every flag of `--help` is in docs/usage.md."""
+"""The user docs stay in step with the code: every flag of `--help` is in docs/usage.md,
+and every relative link of the docs leads somewhere."""
 
 from __future__ import annotations
 
@@ -244,3 +245,68 @@ def test_help_and_readme_say_the_same_of_verbose_and_the_config_keys() -> None:
     config = README[README.index("\n### Config file\n") :]
     example = config.split("```toml\n", 1)[1].split("```", 1)[0]
     assert set(re.findall(r"^(\w+) =", example, re.M)) == set(_FIELDS)
+
+
+# --- links: the README's sections moved to docs/ (issue 44); no link may dangle ---------
+
+
+def github_anchors(text: str) -> Set[str]:
+    """The anchors GitHub gives the headings of a Markdown text (outside code fences)."""
+    anchors: Set[str] = set()
+    seen: Dict[str, int] = {}
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        match = re.match(r"#{1,6} (.+)", line)
+        if fenced or match is None:
+            continue
+        title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", match.group(1).strip())
+        slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def test_every_relative_link_in_the_docs_leads_somewhere() -> None:
+    """A relative link in README.md, AGENTS.md or docs/ names a file that exists and, with
+    `#anchor`, a heading of that Markdown file (GitHub's anchors)."""
+    pages = [ROOT / "README.md", ROOT / "AGENTS.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto:
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+                continue
+            markdown = linked.read_text("utf-8") if linked.suffix == ".md" else None
+            if anchor and markdown is not None and anchor not in github_anchors(markdown):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_the_readme_is_read_in_one_sitting() -> None:
+    """Issue 44: quick start, install, usage, exit codes, limits, troubleshooting, in that
+    order and about 300 lines; the rest lives in docs/, linked."""
+    assert README.count("\n") <= 330
+    order = [
+        "## Quick start",
+        "## Install",
+        "### Uninstall",
+        "## Usage",
+        "## Exit codes",
+        "## Limits and differences from `claude -p`",
+        "## Troubleshooting",
+        "## More",
+    ]
+    at = [README.index(f"\n{heading}\n") for heading in order]
+    assert at == sorted(at)
+    for name in MOVED:
+        assert f"({name}" in README, f"the README does not link {name}"
