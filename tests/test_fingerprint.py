@@ -162,6 +162,12 @@ MORE_CHANGES: Dict[str, Callable[[Path, Path], object]] = {
     "a local MCP server of the project": lambda h, p: _claude_json(
         h, {"numStartups": 3, "projects": {str(p): {"mcpServers": {"s": {"command": "x"}}}}}
     ),
+    "a local MCP server of the parent project": lambda h, p: _claude_json(
+        h, {"numStartups": 3, "projects": {str(p.parent): {"mcpServers": {"s": {"command": "x"}}}}}
+    ),
+    "a local MCP server two projects up": lambda h, p: _claude_json(
+        h, {"projects": {str(p.parent.parent): {"mcpServers": {"s": {"command": "x"}}}}}
+    ),
     "a .claude/routines file": lambda h, p: _write(p / ".claude" / "routines" / "r.md", "x"),
     "a .claude/workflows file": lambda h, p: _write(p / ".claude" / "workflows" / "w.yml", "x"),
     "a user settings.local.json": lambda h, p: _write(h / ".claude" / "settings.local.json", "{}"),
@@ -221,6 +227,54 @@ def test_what_claude_code_changes_at_every_start_does_not_show(
         },
     )
     assert take(project, environ) == before
+
+
+def test_a_project_entry_outside_the_cwd_s_parents_does_not_show(
+    importing: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """The other side of "the cwd's and its parents' entries": a sibling project's and a
+    child directory's MCP servers are not the TUI's here."""
+    home, project, environ = importing
+    before = take(project, environ)
+    server = {"mcpServers": {"s": {"command": "x"}}}
+    sibling, child = project.parent / "sibling", project / "sub"
+    _claude_json(home, {"numStartups": 2, "projects": {str(sibling): server, str(child): server}})
+    assert take(project, environ) == before
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "home/.claude/skills",
+        "home/.claude/agents",
+        "work/project/.claude/skills",
+        "work/project/.claude/commands",
+    ],
+)
+def test_an_edit_in_a_symlinked_folder_of_a_tree_shows(
+    tree: Tuple[Path, Path, Dict[str, str]], tmp_path: Path, base: str
+) -> None:
+    """A skill folder that is a symlink (a shared checkout linked into ~/.claude/skills):
+    Claude Code reads the files behind the link, so an edit there changes the fingerprint,
+    its SKILL.md (with the files it imports) and its other files alike."""
+    _home, project, environ = tree
+    shared = tmp_path / "shared" / "linked"
+    _write(shared / "SKILL.md", "Say yes. @notes.md\n")
+    _write(shared / "notes.md", "first notes")
+    _write(shared / "script.py", "print(1)\n")
+    (tmp_path / base).mkdir(parents=True, exist_ok=True)
+    (tmp_path / base / "linked").symlink_to(shared, target_is_directory=True)
+    before = take(project, environ)
+    assert take(project, environ) == before
+    for name, text in [
+        ("SKILL.md", "Say no!! @notes.md\n"),
+        ("notes.md", "other notes"),
+        ("script.py", "print(2)\n"),
+    ]:
+        (shared / name).write_text(text)
+        after = take(project, environ)
+        assert after != before, name
+        before = after
 
 
 def test_managed_files_show(
