@@ -380,6 +380,21 @@ def test_a_lost_ctrl_v_is_pressed_again_only_if_the_clipboard_was_never_read() -
         rig.step(delivery.GRACE)
 
 
+def test_images_without_claude_print_s_clipboard_are_refused_before_any_ctrl_v() -> None:
+    """No clipboard (a ':' in the temp dir's path, test_launch_settings): Ctrl+V would
+    give the TUI whatever the user's own clipboard tool hands out. The message is refused
+    once its text is in, and no Ctrl+V is pressed."""
+    rig = image_rig("editor", None)  # type: ignore[arg-type]
+    keys = [rig.step()]
+    rig.d.editor_done(rig.now)
+    rig.output()
+    rig.lines = box("look")
+    with pytest.raises(ClaudePrintError, match="clipboard could not be set up"):
+        for _ in range(5):
+            keys.append(rig.step(0.5))
+    assert contract.KEY_IMAGE_PASTE not in keys and contract.KEY_ENTER not in keys
+
+
 def test_a_missing_image_blocks_the_submit() -> None:
     rig = image_rig("editor", FakeClipboard())
     problem = rig.d.submitted("look[Image #1]")
