@@ -101,6 +101,31 @@ def test_words_in_the_answer_are_not_the_footer(footer: str, mode: str, answer: 
     assert mode_on_screen(lines) == mode
 
 
+@pytest.mark.parametrize(
+    ("footer", "mode"),
+    [
+        ("? for shortcuts", "default"),
+        ("⏵⏵ accept edits on (shift+tab to cycle)", "acceptEdits"),
+        ("⏵⏵ bypass permissions on (shift+tab to cycle)", "bypassPermissions"),
+        ("⏸ plan mode on (shift+tab to cycle)", "plan"),
+    ],
+)
+@pytest.mark.parametrize("typed", ANSWERS)
+@pytest.mark.parametrize("where", ["caret line", "wrapped line"])
+def test_words_in_the_input_box_are_not_the_footer(
+    footer: str, mode: str, typed: str, where: str
+) -> None:
+    """The other side of the decoy: a prompt in the input box (its caret line, or a
+    line it wraps onto before the closing rule) that says a footer's words is not the
+    footer either."""
+    if where == "caret line":
+        box = [contract.CARET + " " + typed]
+    else:
+        box = [contract.CARET + " please write this down:", "  " + typed]
+    lines = ["⏺ Done.", "", RULE, *box, RULE, "  " + footer]
+    assert mode_on_screen(lines) == mode
+
+
 def test_a_switch_is_not_done_by_an_answer_that_names_the_target() -> None:
     keys = Keyboard(0.0)
     switch = ModeSwitch("acceptEdits", lambda what, lines: ClaudePrintError(what), print)

@@ -208,6 +208,29 @@ def test_for_agents_above_the_box_is_not_the_footer() -> None:
     assert not is_ready(lines)
 
 
+@pytest.mark.parametrize(
+    "typed",
+    ["? for shortcuts", "← for agents", "⏵⏵ accept edits on (shift+tab to cycle)"],
+)
+@pytest.mark.parametrize("where", ["caret line", "wrapped line"])
+def test_footer_words_inside_the_input_box_are_not_the_footer(typed: str, where: str) -> None:
+    """A prompt in the box that says the footer's words (on its caret line, or a line
+    it wraps onto before the closing rule) makes nothing ready while a turn runs (the
+    footer under the box says "esc to interrupt")."""
+    lines = capture("ready.bin")
+    footer = footer_index(lines)
+    caret = lines.index(CARET)
+    lines[footer] = "  esc to interrupt"
+    if where == "caret line":
+        lines[caret] = f"{CARET} {typed}"
+    else:
+        lines[caret] = f"{CARET} say this:"
+        lines.insert(caret + 1, f"  {typed}")
+    assert screens.input_box_text(lines) is not None  # the box is still drawn
+    assert not is_ready(lines)
+    assert classify(lines).kind != "ready"
+
+
 def test_not_ready_without_a_footer() -> None:
     lines = capture("ready.bin")
     lines[footer_index(lines)] = "  esc to interrupt"
