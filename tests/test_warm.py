@@ -373,9 +373,12 @@ def test_warm_up_serves_the_next_run_at_once(warm_sandbox: Sandbox, source: str)
 def test_a_keeper_that_cannot_answer_in_time_is_given_up(warm_sandbox: Sandbox) -> None:
     """One result per run: a keeper stuck past the run's --timeout (here stopped with
     SIGSTOP) is stopped, the run reports error_timeout (124), and nothing the keeper
-    writes later reaches the run's output."""
+    writes later reaches the run's output. Promptly: the keeper gets a second after the
+    run's 4 s to report its own timeout, so the run ends well within 20 s of its start
+    (a 30 s grace would end it after 34 s)."""
     env = {"MOCK_CLAUDE_SCENARIO": "hang"}
     keeper = keeper_pid(warm_up(warm_sandbox, env, ("--output-format", "json")))
+    started = time.monotonic()
     caller = start_warm(warm_sandbox, ["--output-format", "json", "--timeout", "4", "hi"], env)
     assert caller.stderr is not None and caller.stdout is not None
     line = b""
@@ -384,7 +387,11 @@ def test_a_keeper_that_cannot_answer_in_time_is_given_up(warm_sandbox: Sandbox) 
         assert line, "the caller ended before the keeper took its prompt"
     os.kill(keeper, signal.SIGSTOP)
     try:
-        out, err = caller.communicate(timeout=RUN_TIMEOUT)
+        out, err = caller.communicate(timeout=max(0.0, started + 20.0 - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        caller.kill()
+        caller.communicate()
+        pytest.fail(f"the run with --timeout 4 still ran {time.monotonic() - started:.1f}s on")
     finally:
         os.kill(keeper, signal.SIGCONT)
     assert caller.returncode == 124, err.decode()[-2000:]
