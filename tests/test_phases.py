@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
-from typing import Any, Dict, List, Optional, cast
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 import pytest
 
@@ -170,6 +170,40 @@ def test_several_turns_count_and_add_up(capsys: pytest.CaptureFixture[str]) -> N
     assert [r.get("result_index") for r in printed] == [0, 1]
     assert printed[1]["total_cost_usd"] == pytest.approx(0.75)
     assert printed[1]["modelUsage"]["m"]["inputTokens"] == 2
+
+
+def turn_result(cost: float, tokens: Dict[str, int]) -> Dict[str, Any]:
+    """A turn's result as the turn builds it: its own usage, per model."""
+    usage = {m: {"inputTokens": n, "outputTokens": 2 * n} for m, n in tokens.items()}
+    return {**result(cost), "modelUsage": usage}
+
+
+def test_each_result_says_its_own_usage_since_the_last_and_the_running_total(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """stream-json input, as `claude -p` (2.1.309 on): `modelUsage` and `total_cost_usd`
+    are the session's so far, `model_usage_since_last_result` the turn's own."""
+    import json
+
+    results = Results(Emitter("stream-json", True), print, multi_turn=True)
+    results.emit(Ending(turn_result(0.5, {"m": 3}), 0))
+    results.emit(Ending(turn_result(0.25, {"m": 5, "n": 7}), 0))
+    results.emit(Ending(turn_result(0.125, {"n": 11}), 0))
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "{" in line]
+    printed = [line for line in lines if line.get("type") == "result"]
+
+    def tokens(usage: Dict[str, Any]) -> Dict[str, Tuple[int, int]]:
+        return {m: (u["inputTokens"], u["outputTokens"]) for m, u in usage.items()}
+
+    since = [tokens(r["model_usage_since_last_result"]) for r in printed]
+    assert since == [{"m": (3, 6)}, {"m": (5, 10), "n": (7, 14)}, {"n": (11, 22)}]
+    totals = [tokens(r["modelUsage"]) for r in printed]
+    assert totals == [
+        {"m": (3, 6)},
+        {"m": (8, 16), "n": (7, 14)},
+        {"m": (8, 16), "n": (18, 36)},
+    ]
+    assert [r["total_cost_usd"] for r in printed] == pytest.approx([0.5, 0.75, 0.875])
 
 
 # --- SignalPipe ----------------------------------------------------------------
