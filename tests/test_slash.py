@@ -236,6 +236,32 @@ def test_control_characters_that_make_a_command_in_the_tui_are_refused(prompt: s
         assert slash.decide(prompt, version, "/", EMPTY_HOME).kind == slash.REFUSE
 
 
+# The Hangul fillers: letters (category Lo, so no category rule catches them) that
+# render as nothing, each one code point of Default_Ignorable_Code_Point; and the Hangul
+# letters next to them in Unicode, which show as themselves (written out, not read from
+# slash._IGNORABLE).
+HANGUL_FILLERS = ["\u115f", "\u1160", "\u3164", "\uffa0"]
+HANGUL_LETTERS = ["\u115e", "\u1161", "\u3163", "\u3165", "\uffa1"]
+
+
+@pytest.mark.parametrize("lead", HANGUL_FILLERS)
+def test_an_invisible_letter_before_the_slash_is_refused(lead: str) -> None:
+    """The TUI drops a filler (`/logout\u3164` signed users out): one before `/logout`
+    may leave the TUI `/logout`, where claude -p sends the prompt to the model."""
+    assert not slash.shown(lead)
+    for version in [*slash_commands.CAPTURED, "9.9.9", ""]:
+        decision = slash.decide(f"{lead}/logout", version, "/", EMPTY_HOME)
+        assert decision.kind == slash.REFUSE, (version, repr(lead), decision)
+
+
+@pytest.mark.parametrize("lead", HANGUL_LETTERS)
+def test_a_visible_letter_before_the_slash_makes_text(lead: str) -> None:
+    """The other side: a letter that shows as itself starts a model turn in both."""
+    assert slash.shown(lead)
+    for version in [*slash_commands.CAPTURED, "9.9.9"]:
+        assert slash.decide(f"{lead}/logout", version, "/", EMPTY_HOME).kind == slash.TUI
+
+
 @pytest.mark.parametrize("prompt", ["what is 2+2", "/etc/hosts what is it", "// x", "é /x"])
 def test_a_prompt_that_names_no_command_goes_to_the_tui(prompt: str) -> None:
     for version in [*slash_commands.CAPTURED, "9.9.9"]:
@@ -300,6 +326,27 @@ def test_a_release_newer_than_every_capture_answers_nothing() -> None:
         assert slash.decide(prompt, "99.0.0", "/", EMPTY_HOME).kind == slash.REFUSE
     assert slash.decide("/x:y", "99.0.0", "/", EMPTY_HOME).kind == slash.REFUSE  # no plugin x
     assert slash.decide("/x:y", "99.0.0", "/", EMPTY_HOME, ["--plugin-url", "u"]).kind == slash.TUI
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    [
+        ["--plugin-url", "https://example.invalid/p.zip"],
+        # How the parser forwards a value that could pass for a flag (or is empty).
+        ["--plugin-url=-p.zip"],
+        ["--plugin-url="],
+    ],
+)
+def test_a_plugin_loaded_by_url_lets_any_namespace_through(forwarded: List[str]) -> None:
+    """Its name is known only once the TUI has fetched it: `x:y` goes to the TUI in
+    either spelling of the flag, a built-in's namespace never does; without the flag
+    (or with another) `x:y` is refused."""
+    for version in [slash_commands.NEWEST, "99.0.0"]:
+        assert slash.decide("/x:y", version, "/", EMPTY_HOME, forwarded).kind == slash.TUI
+        assert slash.decide("/logout:y", version, "/", EMPTY_HOME, forwarded).kind == slash.REFUSE
+        other = ["--plugin-dir=/nonexistent", "--plugin-urls=u"]
+        assert slash.decide("/x:y", version, "/", EMPTY_HOME, other).kind == slash.REFUSE
+    assert slash.plugins(forwarded, EMPTY_HOME) is None
 
 
 def plugin_folder(root: Path, name: str) -> Path:
