@@ -224,8 +224,8 @@ class Runs:
             time.sleep(0.02)
 
     def killed_run(self) -> Path:
-        """A run SIGKILLed mid-turn (as NEEDLE kills on timeout): its relay dir stays
-        (unless a sweep is already at work)."""
+        """A run SIGKILLed mid-turn (as NEEDLE kills on timeout): its watchdog removes
+        its relay dir (a sweep may get there first)."""
         proc = self.start("never answered", scenario="hang")
         path = self.wait_for_relay_dir(proc)
         proc.send_signal(signal.SIGKILL)
@@ -238,11 +238,60 @@ def finish(proc: subprocess.Popen[bytes]) -> Tuple[int, bytes, bytes]:
     return proc.returncode, out, err
 
 
+def gone(paths: List[Path]) -> List[Path]:
+    """`paths` once none is left, or those still there at the bound (a watchdog removes
+    a killed run's dir as soon as it sees the run's end)."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while any(path.exists() for path in paths) and time.monotonic() < deadline:
+        time.sleep(0.02)  # a removal has no event to wait on
+    return [path for path in paths if path.exists()]
+
+
+def watchdogs_of(tmp: Path) -> List[str]:
+    """Live watchdog shells of relay dirs in `tmp` (their command line names the dir)."""
+    marker = str(tmp).encode()
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmdline.startswith(b"sh\0-c\0") and marker in cmdline:
+                found.append(f"{pid}: {cmdline!r}")
+    return found
+
+
+def test_a_killed_runs_dir_goes_with_it_without_a_sweep(tmp_path: Path) -> None:
+    """SIGKILL leaves a run no time to clean up: its watchdog removes the relay dir (the
+    hooks' settings, the FIFO) and exits, with no later run needed to sweep."""
+    runs = Runs(tmp_path)
+    path = runs.killed_run()
+    assert gone([path]) == []
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while watchdogs_of(runs.tmp) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert watchdogs_of(runs.tmp) == []
+    assert list(runs.tmp.iterdir()) == []
+
+
+def test_a_run_that_ends_reaps_its_watchdog(tmp_path: Path) -> None:
+    """A run that ends as usual removes its dir itself and leaves no watchdog running
+    (nor a zombie: the test session's own check would list it)."""
+    runs = Runs(tmp_path)
+    proc = runs.start("answered")
+    path = runs.wait_for_relay_dir(proc)
+    assert len(watchdogs_of(runs.tmp)) == 1  # one per live run
+    code, out, err = finish(proc)
+    assert code == 0, err.decode()
+    assert not path.exists()
+    assert watchdogs_of(runs.tmp) == []
+
+
 def test_ten_killed_runs_and_one_normal_run_leave_nothing(tmp_path: Path) -> None:
     runs = Runs(tmp_path)
     killed = [runs.killed_run() for _ in range(10)]
-    # Each run sweeps at its start, so only the last killed run's dir is still there.
-    assert [path.is_dir() for path in killed] == [False] * 9 + [True]
+    assert gone(killed) == []
     code, out, err = finish(runs.start("after the kills", sweeping=True))
     assert code == 0, err
     assert ack("after the kills") in out.decode()
@@ -276,9 +325,7 @@ def test_twenty_live_runs_keep_their_dirs_while_others_are_killed_and_swept(
     for prompt, (code, out, err) in zip(prompts, results):
         assert code == 0, err.decode()
         assert ack(prompt) in out.decode()
-    assert sum(sweeps) >= 1  # the sweeps did remove killed runs' dirs meanwhile
-    leftovers.sweep(str(runs.tmp))
-    assert not any(path.exists() for path in killed)
+    assert gone(killed) == []  # by their watchdogs or the sweeps, whichever came first
     assert list(runs.tmp.glob("claude-print-*")) == []
 
 

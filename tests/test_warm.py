@@ -302,9 +302,16 @@ def test_keeper_leaves_after_its_idle_lifetime(warm_sandbox: Sandbox) -> None:
 def test_a_killed_keeper_takes_its_tui_along(warm_sandbox: Sandbox) -> None:
     assert_exit(run_warm(warm_sandbox, ["hi"]), 0)
     path = wait_for_keeper(warm_sandbox)
+    wait_for_ready(warm_sandbox)
+    assert list(warm_sandbox.tmp.glob("claude-print-*")) != []  # the keeper's relay dir
     os.kill(keeper_pid(path), signal.SIGKILL)
-    # The TUI loses its terminal and exits; the relay dir waits for the next run's sweep.
-    wait_until("the TUI gone", lambda: not [x for x in warm_sandbox.leftovers() if "pid" in x])
+    # The TUI loses its terminal and exits; the keeper's watchdog removes its relay dir
+    # (the hooks' settings, the FIFO) and exits too, with no later run to sweep it.
+    wait_until(
+        "nothing left",
+        lambda: warm_sandbox.leftovers() == [],
+        detail=lambda: str(warm_sandbox.leftovers()),
+    )
     proc = run_warm(warm_sandbox, ["What is 2+2?"])
     assert_exit(proc, 0)
     assert b"no warm TUI for this key" in proc.stderr

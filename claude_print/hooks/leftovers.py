@@ -61,6 +61,45 @@ def hold_lock(directory: str) -> int:
     return fd
 
 
+# The watchdog: waits on a pipe only the run holds (its end is close-on-exec, and a
+# keeper's fork closes every fd it did not name), so EOF comes when the run is gone,
+# SIGKILL included; then it removes the dir. Twice: a TUI the kernel is still tearing
+# down may drop one last file in as the first pass runs.
+_WATCHDOG = 'cd / || exit 1; read -r _ ; rm -rf -- "$0" 2>/dev/null || { sleep 1; rm -rf -- "$0"; }'
+SHELL = "/bin/sh"
+
+
+class Watchdog:
+    """A `/bin/sh` that removes the relay dir once the run that made it is gone, however
+    it went: a run killed with SIGKILL (NEEDLE's timeout, the OOM killer, a keeper
+    `kill -9`ed) leaves nothing for a later run's `sweep` to find."""
+
+    def __init__(self, directory: str) -> None:
+        read_end, self._write_end = os.pipe()  # both close-on-exec
+        try:
+            self.pid = os.posix_spawn(
+                SHELL,
+                ["sh", "-c", _WATCHDOG, directory],
+                {"PATH": "/usr/bin:/bin"},
+                file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)],
+            )
+        except OSError:
+            os.close(self._write_end)
+            self._write_end, self.pid = -1, 0
+        finally:
+            os.close(read_end)
+
+    def close(self) -> None:
+        """The run has removed the dir itself: let the watchdog go, and reap it."""
+        if self._write_end >= 0:
+            os.close(self._write_end)
+            self._write_end = -1
+        if self.pid:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
 def _lock_state(path: str) -> Optional[bool]:
     """True: the lock is held (a live run); False: it can be taken (the run is gone);
     None: no lock file."""

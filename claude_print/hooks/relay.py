@@ -110,6 +110,7 @@ class Relay:
         self.read_fd = -1
         self._keeper_fd = -1
         self._lock_fd = -1
+        self._watchdog: Optional[leftovers.Watchdog] = None
         self._buffer = b""
         self._unanswered: List[str] = []
         self.watched: List[WatchedCommand] = []
@@ -119,6 +120,7 @@ class Relay:
         try:
             # First: the lock that tells another run's sweep this dir is live.
             self._lock_fd = leftovers.hold_lock(self.dir)
+            self._watchdog = leftovers.Watchdog(self.dir)
             self.script_path = os.path.join(self.dir, SCRIPT_NAME)
             self.settings_path = os.path.join(self.dir, SETTINGS_NAME)
             self.fifo_path = os.path.join(self.dir, FIFO_NAME)
@@ -297,6 +299,9 @@ class Relay:
             if fd >= 0:
                 os.close(fd)
         self.read_fd = self._keeper_fd = self._lock_fd = -1
+        if self._watchdog is not None:
+            self._watchdog.close()
+            self._watchdog = None
 
 
 # Claude Code 2.1.197 splits $VISUAL on spaces and undoes no quoting (2.1.331 fails on a
