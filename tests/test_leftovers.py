@@ -282,7 +282,7 @@ def test_a_run_that_ends_reaps_its_watchdog(tmp_path: Path) -> None:
     proc = runs.start("answered")
     path = runs.wait_for_relay_dir(proc)
     assert len(watchdogs_of(runs.tmp)) == 1  # one per live run
-    code, out, err = finish(proc)
+    code, _, err = finish(proc)
     assert code == 0, err.decode()
     assert not path.exists()
     assert watchdogs_of(runs.tmp) == []
