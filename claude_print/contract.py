@@ -306,6 +306,15 @@ class Facts(NamedTuple):
     ceiling_spares_shells: bool
     # stream-json's task_started says `is_backgrounded`.
     task_started_backgrounded: bool
+    # ... and, a subagent's, its `spawn_depth`.
+    task_started_spawn_depth: bool
+    # A subagent's task_notification `summary` is its report (the notification's
+    # `<result>`; a foreground one's last text), not the notification's `<summary>` (a
+    # foreground one's: its description).
+    agent_summary_is_report: bool
+    # A subagent's messages say its `agent_id`, its task_notification
+    # `summary_is_report` (turns/subagent_stream.py).
+    subagent_agent_id: bool
 
 
 class Change(NamedTuple):
@@ -335,6 +344,9 @@ BASELINE = Facts(
     text_every_result=False,
     ceiling_spares_shells=False,
     task_started_backgrounded=False,
+    task_started_spawn_depth=False,
+    agent_summary_is_report=False,
+    subagent_agent_id=False,
 )
 
 # `claude -p` at the end of a run with background work still running (its "print
@@ -395,6 +407,14 @@ CHANGES: Tuple[Change, ...] = (
         "stream-json: task_started says is_backgrounded (measured: 2.1.197 has none, "
         "2.1.270 has it; not bisected)",
         {"task_started_backgrounded": True},
+    ),
+    Change(
+        "2.1.270",
+        "stream-json: a subagent's task_started says spawn_depth and its task_notification "
+        "summary is the subagent's report, not the notification's summary line (measured "
+        "with claude -p, background and foreground subagents: 2.1.197 has neither, 2.1.270 "
+        "both; not bisected)",
+        {"task_started_spawn_depth": True, "agent_summary_is_report": True},
     ),
     Change(
         "2.1.270",
@@ -501,6 +521,13 @@ CHANGES: Tuple[Change, ...] = (
         "drops the betas of --betas, as 2.1.330 did the same day (claude-print passes them "
         "in ANTHROPIC_BETAS on every release, where the TUI sends them)",
         {"sdk_sandbox_key": True},
+    ),
+    Change(
+        "2.1.332",
+        "stream-json: a subagent's own messages say agent_id, a background subagent's "
+        "task_notification summary_is_report (measured with claude -p: 2.1.270 has neither; "
+        "not bisected)",
+        {"subagent_agent_id": True},
     ),
 )
 

@@ -343,6 +343,8 @@ def shape_name(event: Dict[str, Any]) -> Optional[str]:
         return "assistant_api_error"
     if kind == "user" and event.get("isReplay"):
         return None  # --replay-user-messages: the same keys on every release (measured)
+    if event.get("parent_tool_use_id"):
+        return None  # a subagent's message, in its release's keys (turns/subagent_stream.py)
     return kind if kind in ("assistant", "user") else None
 
 

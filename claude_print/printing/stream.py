@@ -14,8 +14,8 @@ Best-effort parts (the TUI transcript cannot tell):
   one from `message_start`. We set the same nulls but keep the transcript's
   (final) usage, and drop the transcript-only `stop_details`. API-error
   messages are passed through unchanged, as `claude -p` does.
-- Subagent messages (`parent_tool_use_id` != null) live in other files and
-  are not converted.
+- Subagent messages (`parent_tool_use_id` != null) live in other files:
+  turns/subagent_stream.py reads them (through `message_events`).
 """
 
 from __future__ import annotations
@@ -262,6 +262,16 @@ class StreamConverter:
             return self._started_events(record) + self._user_events(record)
         return []  # attachments, system records, progress...
 
+    def message_events(self, record: Record) -> List[Dict[str, Any]]:
+        """The events of a message record outside the turn's flow (a subagent's, from
+        its own transcript: turns/subagent_stream.py), made as the turn's are."""
+        kind = record.get("type")
+        if kind == "assistant":
+            return self._assistant_events(record)
+        if kind == "user" and not is_source_note(record):
+            return self._user_events(record)
+        return []
+
     def _started_events(self, record: Record) -> List[Dict[str, Any]]:
         """`task_started` before the tool result of a call that left work running."""
         from claude_print.printing.task_events import started_event
@@ -276,8 +286,9 @@ class StreamConverter:
             tool_use_id = str(block.get("tool_use_id") or "")
             uuid = _block_uuid(str(record["uuid"]), 1000 + index)
             inputs = self._tool_inputs.get(tool_use_id, {})
-            says = self.facts.task_started_backgrounded
-            event = started_event(result, tool_use_id, inputs, self.session_id, uuid, says)
+            facts = self.facts
+            says = (facts.task_started_backgrounded, facts.task_started_spawn_depth)
+            event = started_event(result, tool_use_id, inputs, self.session_id, uuid, *says)
             if event is not None:
                 events.append(event)
         return events
@@ -294,7 +305,13 @@ class StreamConverter:
             texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
         events = []
         for text in texts:
-            event = notification_event(text, self.session_id, str(record["uuid"]))
+            event = notification_event(
+                text,
+                self.session_id,
+                str(record["uuid"]),
+                self.facts.agent_summary_is_report,
+                self.facts.subagent_agent_id,
+            )
             if event is not None:
                 events.append(event)
         return events

@@ -18,6 +18,7 @@ from claude_print.printing.task_events import TASK_EVENTS
 if TYPE_CHECKING:
     from claude_print.options import Options
     from claude_print.printing.stream import StreamConverter
+    from claude_print.turns.subagent_stream import SubagentStream
     from claude_print.turns.transcript_feed import TranscriptFeed
     from claude_print.turns.turn import Turn
 
@@ -38,10 +39,12 @@ class StreamOut:
         self.hook_watch = hook_watch
         self.options = options
         self.transcript = transcript
+        transcript.beside = self.poll_subagents  # on its every look, before its records
         self.turn = turn  # the turn under way
         self.permission_mode = permission_mode  # set_permission_mode may change it
         self.mcp_servers: List[str] = []  # --mcp-config's servers, for system/init
         self.converter: Optional[StreamConverter] = None
+        self.subagents: Optional[SubagentStream] = None  # their own messages
         self.session_id = ""
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
         self.model = ""  # the model in use, once an answer names it
@@ -51,19 +54,28 @@ class StreamOut:
         hooks (of the `reported` events, None: all) come from the transcript's records of
         them (hooks under `own_dir` are claude-print's, not reported)."""
         from claude_print.printing.stream import StreamConverter
+        from claude_print.turns.subagent_stream import SubagentStream
 
         def hook_runs(record: Dict[str, Any]) -> List[Dict[str, Any]]:
             return hook_events.from_attachment(record, reported, own_dir, session_id)
 
         self.session_id = session_id
         self.converter = StreamConverter(session_id, hook_runs=hook_runs if reports else None)
+        self.subagents = SubagentStream(self.converter, lambda: self.transcript.path)
 
     def feed(self, record: Dict[str, Any]) -> None:
-        if self.converter is not None:
+        if self.converter is not None and self.subagents is not None:
             self.converter.facts = self.facts()
-            self._emit(self.converter.feed(record))
+            self._emit(self.subagents.around(self.converter.feed(record)))
             if self.converter.in_turn and self.emitter.streams_events:
                 self._early_init(record)
+
+    def poll_subagents(self) -> None:
+        """What the background subagents wrote since the last look (their transcripts
+        grow while the session's may not)."""
+        if self.subagents is not None and self.emitter.streams_events:
+            self.subagents.converter.facts = self.facts()
+            self._emit(self.subagents.poll())
 
     def init_at_submission(self) -> None:
         """The turn's prompt went in: its init line now if the model is known (an
@@ -101,8 +113,8 @@ class StreamOut:
     def flush(self) -> None:
         """The turn is over: what the converter holds, the init line if none went yet,
         the user's hook runs still held."""
-        if self.converter is not None:
-            self._emit(self.converter.flush())
+        if self.converter is not None and self.subagents is not None:
+            self._emit(self.subagents.around(self.converter.flush()) + self.subagents.flush())
         if self.emitter.streams_events:
             self.init("")
         self.release_hooks(turn_over=True)
@@ -136,6 +148,9 @@ class StreamOut:
         for event in events:
             if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, *TASK_EVENTS):
                 self.emitter.event(event)  # claude -p reports these before system/init
+                continue
+            if event.get("parent_tool_use_id"):
+                self.emitter.event(event)  # a subagent's: not the turn's model, tools, hooks
                 continue
             if event.get("type") == "assistant":
                 model = str(event.get("message", {}).get("model", ""))

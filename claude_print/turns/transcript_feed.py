@@ -30,6 +30,9 @@ class TranscriptFeed:
         # Called once new records are read and before they are consumed: what happened
         # before they were written (a hook's report on the relay FIFO) goes out first.
         self.before = before
+        # Called on every poll, before the session's new records are read: the
+        # transcripts beside it (background subagents' messages, stream-json: StreamOut).
+        self.beside: Callable[[], None] = lambda: None
         self.tail: Optional[TranscriptTail] = None
         self.records: List[Record] = []
 
@@ -70,6 +73,7 @@ class TranscriptFeed:
         tail = self.tail
         if tail is None:
             return
+        self.beside()
         records = tail.poll()
         if not records:
             return
