@@ -389,3 +389,58 @@ def test_git_state_runs_no_program_the_repository_names(tmp_path: Path) -> None:
     state = git_state(str(repo), env)
     assert b"file.txt" in state  # it did read the repository
     assert not marker.exists(), "git status ran the repository's core.fsmonitor program"
+
+
+def _slug(path: Path) -> str:
+    """Claude Code's project dir name, written out: every character but [A-Za-z0-9]
+    becomes "-" (the paths here are short ASCII)."""
+    return "".join(c if c.isascii() and c.isalnum() else "-" for c in str(path.resolve()))
+
+
+@pytest.mark.parametrize("where", ["the cwd", "the repository's top"])
+def test_auto_memory_made_or_rewritten_shows(
+    tree: Tuple[Path, Path, Dict[str, str]], where: str
+) -> None:
+    """Auto-memory (`<config>/projects/<slug>/memory/MEMORY.md`) made after a keeper's
+    TUI started, then rewritten: each shows (a warm run sent none, then old and new)."""
+    home, project, environ = tree
+    git(project.parent, "init", "-q", "-b", "main")
+    cwd = project if where == "the repository's top" else project / "sub"
+    cwd.mkdir(exist_ok=True)
+    owner = project.parent if where == "the repository's top" else cwd
+    memory = home / ".claude" / "projects" / _slug(owner) / "memory" / "MEMORY.md"
+    before = take(cwd, environ)
+    _write(memory, "- the user likes tabs\n")
+    made = take(cwd, environ)
+    assert made != before
+    memory.write_text("- the user likes spaces\n")
+    assert take(cwd, environ) not in (before, made)
+
+
+def test_another_projects_auto_memory_does_not_show(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    home, project, environ = tree
+    before = take(project, environ)
+    sibling = project.parent / "other"
+    _write(home / ".claude" / "projects" / _slug(sibling) / "memory" / "MEMORY.md", "x")
+    assert take(project, environ) == before
+
+
+@pytest.mark.parametrize("layout", ["a repository", "a worktree"])
+def test_the_repositorys_own_git_user_name_shows(
+    tree: Tuple[Path, Path, Dict[str, str]], tmp_path: Path, layout: str
+) -> None:
+    """`git config user.name` set in the repository (its .git/config, or for a worktree
+    the main repository's config) wins over ~/.gitconfig's in the system prompt."""
+    _home, project, environ = tree
+    git(project, "init", "-q", "-b", "main")
+    git(project, "commit", "-q", "--allow-empty", "-m", "first")
+    cwd = project
+    if layout == "a worktree":
+        cwd = tmp_path / "wt"
+        git(project, "worktree", "add", "-q", str(cwd))
+    before = take(cwd, environ)
+    assert take(cwd, environ) == before  # git's own calls leave it as it was
+    git(project, "config", "user.name", "Someone Else")
+    assert take(cwd, environ) != before

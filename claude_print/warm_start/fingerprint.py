@@ -24,6 +24,8 @@ import subprocess
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from claude_print.records.transcript import project_slug
+
 HASHED_UP_TO = 256 * 1024  # bytes; a larger file is known by its stat
 LISTED_UP_TO = 2000  # entries per tree; more and the tree counts as changed every time
 GIT_WAIT = 5.0  # seconds
@@ -154,7 +156,45 @@ def _parts(
             yield _file(path)
     for name in (".gitconfig", os.path.join(".config", "git", "config")):
         yield _file(os.path.join(home, name))  # the git user name of the system prompt
+    top = None
+    for directory in _upwards(cwd):
+        if os.path.lexists(os.path.join(directory, ".git")):
+            top = directory
+            break
+    if top is not None:  # a repository's own user.name wins over ~/.gitconfig's
+        for config in _repo_configs(os.path.join(top, ".git")):
+            yield _file(config)
+    # Auto-memory (MEMORY.md and what it names), kept per project under the config dir:
+    # made or rewritten by a session after the keeper's TUI had read it.
+    for directory in sorted({cwd, top or cwd}):
+        slug = project_slug(os.path.realpath(directory))
+        yield from _tree(os.path.join(config_dir, "projects", slug, "memory"), home)
     yield "git " + hashlib.sha256(git(cwd, environ)).hexdigest()
+
+
+def _repo_configs(dot_git: str) -> List[str]:
+    """The config files of the repository whose `.git` this is: a directory's, or for a
+    worktree or submodule (`.git` a file, "gitdir: <path>") its git dir's and the common
+    dir's (where a worktree's shared config lives)."""
+    git_dir, found = dot_git, []
+    if os.path.isfile(dot_git):
+        found.append(dot_git)  # the git dir it names (a directory's stat moves at every git call)
+        try:
+            with open(dot_git, encoding="utf-8", errors="replace") as f:
+                line = f.readline().strip()
+        except OSError:
+            return [dot_git]
+        if not line.startswith("gitdir:"):
+            return [dot_git]
+        git_dir = os.path.join(os.path.dirname(dot_git), line[len("gitdir:") :].strip())
+    found.append(os.path.join(git_dir, "config"))
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as f:
+            common = os.path.join(git_dir, f.readline().strip())
+        found.append(os.path.join(common, "config"))
+    except OSError:
+        pass
+    return found
 
 
 def trees(cwd: str, environ: Mapping[str, str], paths: Sequence[Tuple[str, str]]) -> List[str]:
