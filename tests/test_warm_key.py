@@ -103,6 +103,35 @@ def test_the_umask_is_in_the_key(binary: str, tmp_path: Path) -> None:
     assert open_one != private
 
 
+def test_a_binary_rewritten_in_place_is_another_key(binary: str, tmp_path: Path) -> None:
+    """An update that rewrites Claude Code at the same path, even to the same size,
+    starts another TUI: a keeper of the old binary must not serve it. Untouched, the
+    key stays."""
+    os.utime(binary, ns=(1_700_000_000_000_000_000,) * 2)
+    before = key(binary, str(tmp_path), ENV)
+    assert key(binary, str(tmp_path), ENV) == before
+    Path(binary).write_text("#!/bin/ah\n")  # the same size
+    os.utime(binary, ns=(1_700_000_060_000_000_000,) * 2)
+    assert key(binary, str(tmp_path), ENV) != before
+    Path(binary).write_text("#!/bin/sh -e\n")  # another size, the first time again
+    os.utime(binary, ns=(1_700_000_000_000_000_000,) * 2)
+    assert key(binary, str(tmp_path), ENV) != before
+
+
+def test_a_symlink_to_another_binary_is_another_key(binary: str, tmp_path: Path) -> None:
+    """`claude` is a symlink an update points at the new release: the key follows it."""
+    link = tmp_path / "bin" / "claude"
+    link.parent.mkdir()
+    link.symlink_to(binary)
+    before = key(str(link), str(tmp_path), ENV)
+    assert key(str(link), str(tmp_path), ENV) == before
+    other = tmp_path / "other-claude"
+    shutil.copy2(binary, other)  # the same bytes, size and time, another file
+    link.unlink()
+    link.symlink_to(other)
+    assert key(str(link), str(tmp_path), ENV) != before
+
+
 def test_a_directory_made_again_at_the_same_path_is_another_key(
     binary: str, tmp_path: Path
 ) -> None:
