@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import pytest
 
@@ -200,6 +200,55 @@ def test_imports_in_code_are_not_followed(importing: Tuple[Path, Path, Dict[str,
     before = take(project, environ)
     (project / "not-an-import.md").write_text("x")
     (project / "nor-this.md").write_text("x")
+    assert take(project, environ) == before
+
+
+def _import_chain(project: Path, hops: int) -> List[Path]:
+    """CLAUDE.md importing hop1.md, hop1.md importing hop2.md, ... up to `hops`; each
+    file is there with its own text."""
+    files = [project / "CLAUDE.md", *(project / f"hop{n}.md" for n in range(1, hops + 1))]
+    for here, there in zip(files, files[1:]):
+        here.write_text(f"{here.name} reads @{there.name}\n")
+    files[-1].write_text("the last one\n")
+    return files
+
+
+def test_an_import_five_hops_away_shows_a_sixth_does_not(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """Claude Code follows `@` imports up to five hops from a memory file (its memory
+    docs: "a maximum depth of 5 hops"): an edit of the fifth file changes the
+    fingerprint; the sixth, which Claude Code does not read, leaves it."""
+    _home, project, environ = tree
+    files = _import_chain(project, 6)
+    before = take(project, environ)
+    files[6].write_text("six hops away, not read\n")
+    assert take(project, environ) == before
+    files[5].write_text("five hops away, read\n")
+    assert take(project, environ) != before
+
+
+@pytest.mark.parametrize("level", ["work", "tmp"])
+def test_a_parent_directory_s_rules_show(
+    tree: Tuple[Path, Path, Dict[str, str]], tmp_path: Path, level: str
+) -> None:
+    """.claude/rules of every parent of the cwd (2.1.197 lists them at its start): the
+    cwd's own parent's, the nearest, as well as one further up."""
+    _home, project, environ = tree
+    parent = {"work": project.parent, "tmp": tmp_path}[level]
+    before = take(project, environ)
+    _write(parent / ".claude" / "rules" / "style.md", "Use tabs.\n")
+    assert take(project, environ) != before
+
+
+def test_a_sibling_or_child_directory_s_rules_do_not_show(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """The other side: rules of a directory that is no parent of the cwd."""
+    _home, project, environ = tree
+    before = take(project, environ)
+    _write(project.parent / "sibling" / ".claude" / "rules" / "style.md", "Use tabs.\n")
+    _write(project / "sub" / ".claude" / "rules" / "style.md", "Use tabs.\n")
     assert take(project, environ) == before
 
 
