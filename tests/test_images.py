@@ -234,6 +234,19 @@ def test_an_image_cut_short_anywhere_is_refused(media_type: str) -> None:
         assert not whole(data[:end], media_type), end
 
 
+def test_a_jpeg_padded_with_zero_bytes_is_whole() -> None:
+    """Cameras and editors pad a JPEG with zero bytes after its end marker (the decoder
+    stops at the marker): it is whole. Padding after a cut-short JPEG does not make it
+    whole, nor does anything but zeros after the marker look like padding."""
+    jpeg = WHOLE["image/jpeg"]
+    assert jpeg.endswith(b"\xff\xd9")
+    for padding in (b"\x00", b"\x00" * 2, b"\x00" * 4096):
+        assert sniff(jpeg + padding) == "image/jpeg"
+        assert whole(jpeg + padding, "image/jpeg"), len(padding)
+    assert not whole(jpeg[:-2] + b"\x00" * 16, "image/jpeg")
+    assert not whole(jpeg[:-1] + b"\x00" * 16, "image/jpeg")
+
+
 def sniff_prefix(media_type: str) -> bytes:
     return {
         "image/png": b"\x89PNG\r\n\x1a\n",
