@@ -440,6 +440,25 @@ def test_input_box_shows_a_paste_whatever_the_footer(
     assert not is_ready(lines)
 
 
+def test_the_input_box_is_the_lowest_one_drawn() -> None:
+    """A box drawn higher up (an earlier frame's left in the scrollback, or an answer
+    that draws a rule over a caret line) is not the input box: the box is the lowest
+    caret line under a rule, and its footer is read under its own closing rule only."""
+    lines = capture("ready.bin")
+    caret = lines.index(CARET)
+    earlier = [RULE, f"{CARET} an old prompt", RULE, "  ⏵⏵ accept edits on (shift+tab to cycle)"]
+    lines = [*lines[: caret - 1], *earlier, "", *lines[caret - 1 :]]
+    assert lines.index(f"{CARET} an old prompt") < lines.index(CARET)
+    assert screens.input_box_text(lines) == ""
+    footer = screens.footer_lines(lines)
+    assert any("? for shortcuts" in line for line in footer)
+    assert not any("accept edits" in line or CARET in line for line in footer)
+    assert classify(lines).kind == "ready"
+    # The other side: the same earlier box with text in the lowest one reads that text.
+    lines[lines.index(CARET)] = f"{CARET}\u00a0new words"
+    assert screens.input_box_text(lines) == "new words"
+
+
 def test_no_input_box_on_a_menu_or_without_rules() -> None:
     assert screens.input_box_text(capture("trust.bin")) is None
     lines = capture("ready.bin")
