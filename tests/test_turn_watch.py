@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -381,6 +381,104 @@ def test_esc_again_three_times_at_most_then_the_settle_time(tmp_path: Path) -> N
         rig.keys.outbox.clear()
     assert pressed == 3
     assert now == pytest.approx(rig.turn.interrupt_at + INTERRUPT_SETTLE)
+
+
+def api_error(log: Log, text: str) -> None:
+    """Claude Code's own error answer (2.1.332's refusal of a prompt over its window)."""
+    log.add(
+        "assistant",
+        isApiErrorMessage=True,
+        message={
+            "id": f"err{log.n}",
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "stop_sequence",
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    )
+
+
+def first_verdict(rig: Rig, start: float, end: float) -> Optional[Tuple[float, Verdict]]:
+    """When a step every 0.05 s from `start` first gives a verdict, and the verdict
+    (None: none by `end`)."""
+    for tick in range(int((end - start) / 0.05) + 1):
+        now = start + tick * 0.05
+        verdict = rig.step(now)
+        if verdict is not None:
+            return now, verdict
+    return None
+
+
+def test_an_api_error_without_any_hook_ends_the_turn_soon_after_the_tui_goes_quiet(
+    tmp_path: Path,
+) -> None:
+    """2.1.332 refuses a prompt over its context window before any request: the
+    transcript has its error as the answer, and no Stop, StopFailure or turn_duration
+    ever comes. The run ends as `claude -p` does (an error result, "blocking_limit") once
+    the TUI has been quiet and idle a while: 2.5 s after its last frame (1.5 s quiet,
+    then 1 s), written out, never later than 3 s, and never at --timeout."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    api_error(rig.log, "Prompt is too long")
+    rig.keys.last_output = 10.0
+    ended = first_verdict(rig, 10.0, 30.0)
+    assert ended is not None and 12.4 <= ended[0] <= 13.0, ended
+    result = rig.result(ended[1])
+    assert (result["is_error"], result["result"]) == (True, "Prompt is too long")
+    assert result["terminal_reason"] == "blocking_limit"
+
+
+def test_an_api_error_while_the_tui_is_busy_or_drawing_does_not_end_the_turn(
+    tmp_path: Path,
+) -> None:
+    """The other side: a 5xx the TUI retries shows its busy footer (and keeps drawing);
+    the turn is not over while it does."""
+    rig = Rig(tmp_path)
+    rig.log.prompt()
+    api_error(rig.log, "API Error: 529 Overloaded")
+    rig.keys.last_output = 10.0
+    rig.screen = [*IDLE[:3], "  ✻ Retrying… (esc to interrupt)"]
+    assert first_verdict(rig, 10.0, 20.0) is None
+    rig.screen = IDLE
+    for tick in range(100):  # idle, but a frame every 0.5 s
+        now = 20.0 + tick * 0.1
+        if tick % 5 == 0:
+            rig.keys.last_output = now
+        assert rig.step(now) is None, now
+    assert first_verdict(rig, 30.0, 33.0) is not None  # quiet at last
+
+
+def test_a_turn_cut_short_lists_its_denials(tmp_path: Path) -> None:
+    """--max-turns ends the turn with an error result that still lists the tool use
+    a hook denied (claude -p's error results carry permission_denials); a tool that ran
+    is not listed."""
+    rig = Rig(tmp_path, Rules(max_turns=2, others_stop_hooks=False))
+    rig.log.prompt()
+    for use, command, denied in (("tu-ok", "ls", False), ("tu-no", "rm -rf /", True)):
+        rig.log.add(
+            "assistant",
+            message={
+                "id": f"msg-{use}",
+                "role": "assistant",
+                "model": MODEL,
+                "content": [
+                    {"type": "tool_use", "id": use, "name": "Bash", "input": {"command": command}}
+                ],
+                "stop_reason": "tool_use",
+                "usage": {"input_tokens": 5, "output_tokens": 5},
+            },
+        )
+        if denied:
+            decision = {"type": "hook_permission_decision", "decision": "deny", "toolUseID": use}
+            rig.log.add("attachment", attachment=decision)
+        block = {"type": "tool_result", "tool_use_id": use, "is_error": denied}
+        rig.log.add("user", message={"role": "user", "content": [block]})
+    result = rig.result(rig.step(1.0))
+    assert (result["subtype"], result["num_turns"]) == ("error_max_turns", 3)
+    assert result["permission_denials"] == [
+        {"tool_name": "Bash", "tool_use_id": "tu-no", "tool_input": {"command": "rm -rf /"}}
+    ]
 
 
 def test_a_turn_closed_without_any_stop_hook_fails_loudly(tmp_path: Path) -> None:
