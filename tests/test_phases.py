@@ -206,6 +206,28 @@ def test_each_result_says_its_own_usage_since_the_last_and_the_running_total(
     assert [r["total_cost_usd"] for r in printed] == pytest.approx([0.5, 0.75, 0.875])
 
 
+def test_the_running_model_usage_adds_counts_not_the_model_s_facts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Across a session's results the counts add up; a model's context window and
+    output limit are what they are, in every result (written out)."""
+    import json
+
+    facts = {"contextWindow": 200000, "maxOutputTokens": 64000}
+    results = Results(Emitter("stream-json", True), print, multi_turn=True)
+    for n in (3, 5, 7):
+        turn = result(0.5)
+        turn["modelUsage"] = {"m": {"inputTokens": n, "webSearchRequests": 1, **facts}}
+        results.emit(Ending(turn, 0))
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "{" in line]
+    printed = [line for line in lines if line.get("type") == "result"]
+    usage = [r["modelUsage"]["m"] for r in printed]
+    assert [u["inputTokens"] for u in usage] == [3, 8, 15]
+    assert [u["webSearchRequests"] for u in usage] == [1, 2, 3]
+    assert [(u["contextWindow"], u["maxOutputTokens"]) for u in usage] == [(200000, 64000)] * 3
+    assert printed[2]["model_usage_since_last_result"]["m"]["contextWindow"] == 200000
+
+
 # --- SignalPipe ----------------------------------------------------------------
 
 
