@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import os
 import re
 import shutil
@@ -431,6 +432,61 @@ def test_sockets_without_a_keeper_give_a_cold_run(pool_dir: Tuple[str, str]) -> 
     code, trace = run_in_pool(pool_dir)
     assert code is None
     assert trace == ["warm start: no warm TUI for this key; cold run"]
+
+
+def run_with_timeout(
+    pool: Tuple[str, str], options: Options, started: float
+) -> Tuple[Optional[int], List[str]]:
+    parent, directory = pool
+    environ = {"XDG_RUNTIME_DIR": parent, "HOME": directory}
+    trace: List[str] = []
+    code = warm._try_keeper(
+        options, started, environ, directory, trace.append, None, lambda c, e: b""
+    )
+    return code, trace
+
+
+def test_a_booting_keeper_is_waited_for_but_not_past_the_run_s_timeout(
+    pool_dir: Tuple[str, str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A keeper still booting holds the run's request in its listener's backlog. With
+    --timeout 2 and a keeper that never takes it, the run reports its own timeout (124,
+    error_timeout) within 6 s of its start (written out), not after the 30 s a keeper
+    may take to boot."""
+    options = options_for()._replace(timeout=2.0, output_format="json")
+    booting = keeper_at(pool_dir, options, 0, False, b"never\n")
+    started = time.monotonic()
+    try:
+        code, trace = run_with_timeout(pool_dir, options, started)
+        elapsed = time.monotonic() - started
+    finally:
+        booting.close()
+    assert code == 124, trace
+    assert elapsed < 6.0, (elapsed, trace)
+    result = json.loads(capfd.readouterr().out)
+    assert (result["subtype"], result["is_error"]) == ("error_timeout", True)
+    assert not booting.go.is_set()
+
+
+def test_a_booting_keeper_that_takes_the_request_in_time_runs_the_prompt(
+    pool_dir: Tuple[str, str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The other side: the run does wait for a booting keeper within its --timeout (it
+    takes the request after 1 s here) and does not run cold."""
+    options = options_for()._replace(timeout=20.0)
+    booting = keeper_at(pool_dir, options, 0, False, b"after boot\n")
+    timer = threading.Timer(1.0, booting.accept.set)
+    started = time.monotonic()
+    timer.start()
+    try:
+        code, trace = run_with_timeout(pool_dir, options, started)
+    finally:
+        timer.cancel()
+        booting.close()
+    assert code == 0, trace
+    assert time.monotonic() - started >= 1.0
+    assert capfd.readouterr().out == "after boot\n"
+    assert booting.go.is_set()
 
 
 # --- the pool with mock_claude: --warm-up, runs at once, top-up --------------------------
