@@ -559,10 +559,16 @@ def test_runs_of_another_pool_size_share_the_keepers(warm_sandbox: Sandbox) -> N
     )
     assert_exit(done, 0)
     wait_until("3 keepers ready", lambda: ready_count(warm_sandbox) == 3)
-    for _ in range(3):
+    for i in range(3):
+        before = (slot_files(warm_sandbox, ".sock"), ready_count(warm_sandbox))
         proc = run_warm(warm_sandbox, ["What is 2+2?"])
         assert_exit(proc, 0)
-        assert was_warm(proc), proc.stderr.decode()[-2000:]
+        assert was_warm(proc), (
+            i,
+            before,
+            slot_files(warm_sandbox, ".sock"),
+            proc.stderr.decode()[-2000:],
+        )
         assert proc.stdout == b"The answer is 4.\n"
     assert len(slot_files(warm_sandbox, ".lock")) <= 3
 

@@ -298,6 +298,9 @@ def _hand_over(
     except OSError as exc:  # it never ran the prompt: it runs nothing without our go
         raise NextSlot(f"keeper {keeper} is gone ({exc})") from None
     trace(f"warm start: keeper {keeper} runs the prompt")
+    # The next run's TUI boots while this one's turn runs, not after it: a worker that
+    # runs tasks back to back then finds it at its input box (issue 43, bench/).
+    leave_keeper(options, environ)
     session = {k: reply.get(k) or "" for k in ("session_id", "claude_version")}
     return _follow(link, keeper, options, started, deadline + RESULT_GRACE, session)
 
@@ -423,6 +426,10 @@ def _start_keeper(options: Options, claim: handover.Claim) -> int:
     code = 1
     try:
         os.close(bound)
+        # Started as the run's prompt goes in, the fork has the run's signal wakeup fd,
+        # a number _detach_stdio frees for the keeper's own files: a signal must not
+        # write into one of them.
+        signal.set_wakeup_fd(-1)
         os.setsid()  # no terminal, no process group of the caller's
         if os.fork():
             os._exit(0)
