@@ -80,18 +80,27 @@ def newest_release() -> str:
     return max((claude_release(path) for path in real_claude_paths()), key=_version_key)
 
 
-def _runs_on(item: pytest.Item, core_only: List[str], newest: str) -> bool:
+# CLAUDE_PRINT_TEST_FULL=1 (`scripts/test --full`): every e2e case on every release, the
+# whole of each space; without it (CI) a `core` release runs the `matrix` tests and the
+# newest all but the `newest_only` rest of a space (docs/compatibility.md, "CI").
+FULL = os.environ.get("CLAUDE_PRINT_TEST_FULL", "") not in ("", "0")
+
+
+def _runs_on(item: pytest.Item, core_only: List[str], newest: str, full: bool = FULL) -> bool:
     """An e2e case runs on its release unless the release is `core` (tests/matrix.txt)
     and the test not `matrix`, or the case is `newest_only` and its release not the
-    newest of the run."""
+    newest of the run; `full`: `newest_only` on the newest too, and every test on a
+    `core` release."""
     callspec = getattr(item, "callspec", None)
     binary = callspec.params.get("real_claude") if callspec is not None else None
     if binary is None:
         return True
     release = claude_release(str(binary))
+    if full:
+        return release == newest or item.get_closest_marker("newest_only") is None
     if release in core_only and item.get_closest_marker("matrix") is None:
         return False
-    return release == newest or item.get_closest_marker("newest_only") is None
+    return item.get_closest_marker("newest_only") is None
 
 
 def _cost_rank(item: pytest.Item) -> int:

@@ -124,6 +124,7 @@ SHELLS_HELD_FROM = (2, 1, 292)
 RUN_LONG = [background("sleep 600; echo done > bg.txt", "long"), "--output-format", "json"]
 
 
+@pytest.mark.matrix  # a per-release rule
 def test_a_command_that_never_ends_is_stopped_or_waited_for_as_in_claude_p(
     real_claude: str, sandbox: Sandbox
 ) -> None:
@@ -148,6 +149,7 @@ def test_a_command_that_never_ends_is_stopped_or_waited_for_as_in_claude_p(
     assert sandbox.leftovers() == []
 
 
+@pytest.mark.matrix  # a per-release rule
 def test_the_ceiling_ends_the_wait_for_a_subagent_as_in_claude_p(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer
 ) -> None:

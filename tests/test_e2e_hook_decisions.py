@@ -99,6 +99,7 @@ def summary(stdout: bytes, requests: List[Dict[str, Any]]) -> Dict[str, Any]:
     }
 
 
+@pytest.mark.matrix  # per-release rules
 @pytest.mark.parametrize(("case", "via", "source"), params())
 def test_a_user_hook_decides_as_under_claude_p(
     sandbox: Sandbox,

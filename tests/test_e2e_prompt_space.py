@@ -7,8 +7,9 @@ the thresholds on both sides (the paste fold at 3 line breaks and 800 characters
 50-row window, the box's fold near 1000 lines), line lengths around the 200-column
 window, wide and combining characters, CRLF, tabs, every control character and the
 leading characters the input box treats specially; they go in through argv, stdin,
---input-file, argv + stdin and stream-json input. The newest release runs the whole
-space, the others a sample (every third case; the rest is `newest_only`).
+--input-file, argv + stdin and stream-json input. CI runs a sample: every third case on
+the newest release, every sixth on the older ones; `scripts/test --full` the whole space
+on the newest and every third case on the others.
 
 claude-print's copy may differ from `claude -p`'s only by the input box's documented
 normalisation (docs/contract.md, "prompt delivery"), written out here per release.
@@ -120,8 +121,10 @@ def cases() -> Iterator[Any]:
             if channel == "argv" and "\x00" in text:
                 continue
             n += 1
-            sample = n % 3 == 0  # also run on the releases before the newest
-            marks = () if sample else (pytest.mark.newest_only,)
+            # Every third case in CI on the newest, every sixth also on the older ones
+            # (`matrix`), the rest with --full (the input box differs per release).
+            marks = (pytest.mark.matrix,) if n % 6 == 0 else ()
+            marks = marks if n % 3 == 0 else (pytest.mark.newest_only,)
             yield pytest.param(Case(name, channel), id=f"{name}-{channel}", marks=marks)
 
 

@@ -240,6 +240,7 @@ def test_delivery_paths_are_pinned(
     assert_clean(sandbox)
 
 
+@pytest.mark.matrix  # the contract's per-release rule
 def test_large_paste_is_wrapped_only_where_the_contract_says(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
