@@ -466,6 +466,17 @@ def test_auto_memory_made_or_rewritten_shows(
     assert take(cwd, environ) not in (before, made)
 
 
+def test_an_empty_auto_memory_dir_does_not_show(
+    tree: Tuple[Path, Path, Dict[str, str]],
+) -> None:
+    """The TUI makes `<config>/projects/<slug>/memory/` empty at its start (2.1.197,
+    seen when a pool's third run found its keeper "changed" after another TUI started)."""
+    home, project, environ = tree
+    before = take(project, environ)
+    (home / ".claude" / "projects" / _slug(project) / "memory").mkdir(parents=True)
+    assert take(project, environ) == before
+
+
 def test_another_projects_auto_memory_does_not_show(
     tree: Tuple[Path, Path, Dict[str, str]],
 ) -> None:

@@ -139,13 +139,19 @@ def test_a_hook_that_asks_as_the_run_ends_does_not_wait(relay: Relay) -> None:
     assert not group_alive(proc.pid)
 
 
-def test_the_sweep_ends_the_hooks_a_killed_run_left_waiting(tmp_path: Path) -> None:
-    """A run killed with SIGKILL cannot answer: the next run's sweep ends its hooks, the
-    one that asked and the one blocked opening the FIFO nobody reads any more."""
+@pytest.mark.parametrize("by", ["the sweep", "the watchdog"])
+def test_the_hooks_a_killed_run_left_waiting_are_ended(tmp_path: Path, by: str) -> None:
+    """A run killed with SIGKILL cannot answer: its watchdog ends its hooks, the one that
+    asked and the one blocked opening the FIFO nobody reads any more, and removes its dir;
+    where the watchdog was killed too (`kill -9 -1`), the next run's sweep does it."""
     relay = Relay(tmp_root=str(tmp_path), asking=(contract.HOOK_PRE_TOOL_USE,))
     asking = start_hook(relay, "PreToolUse", {"tool_name": "Read"})
     announced(relay)
-    # SIGKILL, as the kernel does it: the run's fds close, its dir stays.
+    watchdog = relay._watchdog
+    assert watchdog is not None and watchdog.pid
+    if by == "the sweep":
+        os.kill(watchdog.pid, signal.SIGKILL)
+    # SIGKILL, as the kernel does it: the run's fds close (the watchdog's pipe with them).
     for fd in (relay.read_fd, relay._keeper_fd, relay._lock_fd):
         os.close(fd)
     relay.read_fd = relay._keeper_fd = relay._lock_fd = -1
@@ -154,14 +160,17 @@ def test_the_sweep_ends_the_hooks_a_killed_run_left_waiting(tmp_path: Path) -> N
     while not opening_a_fifo(blocked.pid):  # a hook still on its way would add files
         assert time.monotonic() < deadline, "the Stop hook never reached the FIFO"
         time.sleep(0.01)
-    assert leftovers.sweep(str(tmp_path)) == [relay.dir]
+    if by == "the sweep":
+        assert leftovers.sweep(str(tmp_path)) == [relay.dir]
+    watchdog.close()  # EOF for the watchdog (or the reaping of the killed one)
     for proc, expected in ((asking, b"\n"), (blocked, b"")):
         out, err = proc.communicate(timeout=WAIT)
         assert out == expected, err
         deadline = time.monotonic() + WAIT
         while group_alive(proc.pid):
-            assert time.monotonic() < deadline, "a hook of the killed run outlived the sweep"
+            assert time.monotonic() < deadline, f"a hook of the killed run outlived {by}"
             time.sleep(0.01)
+    assert not os.path.exists(relay.dir)
 
 
 def test_answer_to_a_hook_that_is_gone_is_false(relay: Relay) -> None:

@@ -63,9 +63,21 @@ def hold_lock(directory: str) -> int:
 
 # The watchdog: waits on a pipe only the run holds (its end is close-on-exec, and a
 # keeper's fork closes every fd it did not name), so EOF comes when the run is gone,
-# SIGKILL included; then it removes the dir. Twice: a TUI the kernel is still tearing
-# down may drop one last file in as the first pass runs.
-_WATCHDOG = 'cd / || exit 1; read -r _ ; rm -rf -- "$0" 2>/dev/null || { sleep 1; rm -rf -- "$0"; }'
+# SIGKILL included. Then it does what `release_hooks` does, in sh: opens the FIFO (a
+# read-write open never blocks and wakes every hook blocked opening it), unlinks it,
+# answers each asking hook's reply FIFO with an empty line, and removes the dir (twice:
+# a TUI the kernel is still tearing down may drop one last file in as the first pass runs).
+_WATCHDOG = f"""cd / || exit 1
+read -r _
+d=$0
+if [ -p "$d/{FIFO_NAME}" ]; then exec 3<>"$d/{FIFO_NAME}"; fi
+rm -f -- "$d/{FIFO_NAME}"
+for r in "$d"/*{replies.REPLY_SUFFIX}; do
+  if [ -p "$r" ]; then exec 4<>"$r"; printf '\\n' >&4; exec 4>&-; fi
+done
+exec 3>&-
+rm -rf -- "$d" 2>/dev/null || {{ sleep 1; rm -rf -- "$d"; }}
+"""
 SHELL = "/bin/sh"
 
 
@@ -82,6 +94,7 @@ class Watchdog:
                 ["sh", "-c", _WATCHDOG, directory],
                 {"PATH": "/usr/bin:/bin"},
                 file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)],
+                setpgroup=0,  # a kill of the run's process group (NEEDLE's) spares it
             )
         except OSError:
             os.close(self._write_end)

@@ -166,9 +166,13 @@ def _parts(
             yield _file(config)
     # Auto-memory (MEMORY.md and what it names), kept per project under the config dir:
     # made or rewritten by a session after the keeper's TUI had read it.
+    # The TUI makes the dir empty at its start (2.1.197): only its files count, so a
+    # keeper's start, or a warm run's, never makes the next run cold.
     for directory in sorted({cwd, top or cwd}):
         slug = project_slug(os.path.realpath(directory))
-        yield from _tree(os.path.join(config_dir, "projects", slug, "memory"), home)
+        memory = os.path.join(config_dir, "projects", slug, "memory")
+        if os.path.isdir(memory):
+            yield from _tree(memory, home)
     yield "git " + hashlib.sha256(git(cwd, environ)).hexdigest()
 
 
