@@ -216,7 +216,7 @@ def test_make_room_stops_other_keys_before_the_pools_own(short_dir: str) -> None
         os.utime(path, ns=(age * 10**9, age * 10**9), follow_symlinks=False)
         listeners.append(listener)
     try:
-        warm.make_room(short_dir, 3, f"warm-{KEY}")
+        warm_pool.make_room(short_dir, 3, f"warm-{KEY}")
 
         def stopped(listener: socket.socket) -> bool:
             try:
@@ -228,7 +228,7 @@ def test_make_room_stops_other_keys_before_the_pools_own(short_dir: str) -> None
         assert [stopped(x) for x in listeners] == [False, False, True, False]
         # Their files stay here (nobody serves these sockets): 3 of the 4 go, the
         # other keys' first, then the pool's oldest.
-        warm.make_room(short_dir, 1, f"warm-{KEY}")
+        warm_pool.make_room(short_dir, 1, f"warm-{KEY}")
         assert [stopped(x) for x in listeners] == [True, False, True, True]
     finally:
         for listener in listeners:

@@ -384,7 +384,7 @@ def leave_keeper(options: Options, environ: Mapping[str, str], strict: bool = Fa
         return False
     if not claims:
         return False
-    make_room(directory, MAX_KEEPERS - len(claims), f"warm-{name}")
+    warm_pool.make_room(directory, MAX_KEEPERS - len(claims), f"warm-{name}")
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
@@ -451,30 +451,6 @@ def _serve(options: Options, claim: handover.Claim, bound: int) -> int:
     from claude_print.warm_start import keeper  # after the run has gone on: it imports the rest
 
     return keeper.serve(options, claim, listener)
-
-
-def make_room(directory: str, room: int, own: str = "") -> None:
-    """At most `room` keepers of this user's stay: the ones idle longest are stopped (a
-    connection that sends no request ends a keeper), other keys' before the pool of
-    `own` (the name its slots begin with). Each environment has its own key, so a caller
-    that changes a variable on every run would pile them up."""
-    try:
-        names = [n for n in os.listdir(directory) if n.startswith("warm-") and n.endswith(".sock")]
-    except OSError:
-        return
-    if len(names) <= room:
-        return
-    aged = []
-    for name in names:
-        with contextlib.suppress(OSError):
-            mine = bool(own) and name.startswith(own)
-            aged.append((mine, os.lstat(os.path.join(directory, name)).st_mtime_ns, name))
-    aged.sort()
-    for _, _, name in aged[: max(0, len(aged) - room)]:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        with sock, contextlib.suppress(OSError):
-            sock.settimeout(1.0)
-            sock.connect(os.path.join(directory, name))
 
 
 def _detach_stdio(keep: Sequence[int]) -> None:

@@ -12,7 +12,9 @@ how many a run leaves.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 from typing import Iterable, List, Sequence, Set
 
 from claude_print.errors import ClaudePrintError
@@ -100,3 +102,27 @@ def claim_free(directory: str, key: str, size: int) -> List[handover.Claim]:
         if claim is not None:
             claims.append(claim)
     return claims
+
+
+def make_room(directory: str, room: int, own: str = "") -> None:
+    """At most `room` keepers of this user's stay: the ones idle longest are stopped (a
+    connection that sends no request ends a keeper), other keys' before the pool of
+    `own` (the name its slots begin with). Each environment has its own key, so a caller
+    that changes a variable on every run would pile them up."""
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith("warm-") and n.endswith(".sock")]
+    except OSError:
+        return
+    if len(names) <= room:
+        return
+    aged = []
+    for name in names:
+        with contextlib.suppress(OSError):
+            mine = bool(own) and name.startswith(own)
+            aged.append((mine, os.lstat(os.path.join(directory, name)).st_mtime_ns, name))
+    aged.sort()
+    for _, _, name in aged[: max(0, len(aged) - room)]:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with sock, contextlib.suppress(OSError):
+            sock.settimeout(1.0)
+            sock.connect(os.path.join(directory, name))
