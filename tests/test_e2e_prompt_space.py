@@ -239,7 +239,7 @@ def test_a_tmpdir_that_needs_quoting(
     stdin prompt arrives as with `claude -p` under the same TMPDIR."""
     tmpdir = sandbox.tmp / name
     tmpdir.mkdir()
-    before = set(Path("/tmp").glob("claude-print-*"))
+    before = set(Path("/tmp").glob(RELAY_DIRS))
     pair = oracle_retried(
         lambda: run_pair(
             sandbox,
@@ -257,9 +257,14 @@ def test_a_tmpdir_that_needs_quoting(
     assert json.loads(pair.ours.stdout)["result"] == json.loads(pair.theirs.stdout)["result"]
     # Its relay dir is gone. Another run's may be there (a parallel worker's, named after
     # its live pid): a dir left by a process that has ended is a leak.
-    left = [d for d in set(Path("/tmp").glob("claude-print-*")) - before if not owner_alive(d)]
+    left = [d for d in set(Path("/tmp").glob(RELAY_DIRS)) - before if not owner_alive(d)]
     assert left == []
     assert_clean(sandbox)
+
+
+# Relay dirs only: `claude-print-check-home-*` is a parallel worker's `--check` at work
+# (seen in CI: its dir counted as this run's leak).
+RELAY_DIRS = "claude-print-[0-9]*-*"
 
 
 def owner_alive(relay_dir: Path) -> bool:
