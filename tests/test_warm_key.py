@@ -155,11 +155,16 @@ def _key_in(argv_prefix: List[str], binary: str, cwd: str) -> str:
         "print(warm.key(Options(prompt='hi', prompt_source='argv', claude_binary="
         f"{binary!r}), json.loads(sys.argv[1]), {cwd!r}))"
     )
+    return _child([*argv_prefix, sys.executable, "-c", code]).strip()
+
+
+def _child(argv: List[str], *args: str) -> str:
+    """What a Python child run from the checkout prints, given the sandbox env as JSON."""
     import json
 
     root = str(Path(__file__).resolve().parent.parent)
     done = subprocess.run(
-        [*argv_prefix, sys.executable, "-c", code, json.dumps(ENV)],
+        [*argv, json.dumps(ENV), *args],
         cwd=root,
         capture_output=True,
         text=True,
@@ -167,7 +172,7 @@ def _key_in(argv_prefix: List[str], binary: str, cwd: str) -> str:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return done.stdout
 
 
 def _runs(argv: List[str]) -> bool:
@@ -224,19 +229,8 @@ def test_a_seccomp_filter_is_another_key(binary: str, tmp_path: Path) -> None:
     """A TUI started under a seccomp filter is not one started without it (the filter
     allows every call here; another would refuse some): both sides in one process, the
     no_new_privs a filter needs set before the key without the filter is taken."""
-    import json
-
-    root = str(Path(__file__).resolve().parent.parent)
-    done = subprocess.run(
-        [sys.executable, "-c", _SECCOMP_CHILD, binary, json.dumps(ENV), str(tmp_path)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    plain, no_new_privs, filtered = done.stdout.split("\n")[:3]
+    out = _child([sys.executable, "-c", _SECCOMP_CHILD, binary], str(tmp_path))
+    plain, no_new_privs, filtered = out.split("\n")[:3]
     if filtered.startswith("no seccomp"):
         pytest.skip(f"this kernel installs no seccomp filter ({filtered})")
     assert plain != no_new_privs  # the other side of the rule: no_new_privs is in the key
