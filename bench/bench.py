@@ -99,7 +99,9 @@ Stats = Dict[str, Any]
 
 def _load_fake_api() -> Any:
     """tests/fake_api.py (the fake API, the pinned Claude Code, the seeded HOME)."""
-    spec = importlib.util.spec_from_file_location("fake_api", ROOT / "tests" / "fake_api.py")
+    spec = importlib.util.spec_from_file_location(
+        "fake_api", ROOT / "tests" / "support" / "fake_api.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["fake_api"] = module
@@ -933,7 +935,11 @@ class Bench:
         back to back (NEEDLE's beads: the next starts as the last ends); and the floor, the
         bare TUI's own first turn at an idle box."""
         slow = self.root / "mcp-slow.json"
-        server = [sys.executable, str(ROOT / "tests" / "mcp_echo.py"), str(self.root / "mcp.log")]
+        server = [
+            sys.executable,
+            str(ROOT / "tests" / "support" / "mcp_echo.py"),
+            str(self.root / "mcp.log"),
+        ]
         config = {"mcpServers": {"slow": {"command": server[0], "args": [*server[1:], "2"]}}}
         slow.write_text(json.dumps(config))
         mcp = ["--mcp-config", str(slow)]

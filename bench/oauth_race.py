@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from fake_api import FakeApiServer, seed_home, subscription_env  # noqa: E402
 from fake_oauth import (  # noqa: E402

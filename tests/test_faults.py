@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pytest
-from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 from fake_api import FakeApiServer
+from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 
 from claude_print import contract
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from conftest import MOCK_CLAUDE, ROOT
 from fake_api import FAKE_KEY, seed_home
+from harness import MOCK_CLAUDE, ROOT
 
 from claude_print import contract
 from claude_print.command import doctor

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
+from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
 
 from claude_print import contract
 from claude_print.turns.turn import denials_with_ids

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from conftest import Pair, Sandbox, run_claude_print, run_pair
 from fake_api import FakeApiServer
+from harness import Pair, Sandbox, run_claude_print, run_pair
 from test_e2e_real import assert_exit
 
 pytestmark = pytest.mark.e2e
@@ -171,7 +171,7 @@ def test_the_ceiling_ends_the_wait_for_a_subagent_as_in_claude_p(
 
 
 def version_of(binary: str) -> Tuple[int, ...]:
-    from conftest import claude_release
+    from harness import claude_release
 
     return tuple(int(part) for part in claude_release(binary).split("."))
 

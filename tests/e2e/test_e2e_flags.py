@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import Sandbox, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
+from harness import Sandbox, run_claude_p, run_claude_print
 from test_e2e_real import (
     assert_clean,
     assert_exit,

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 import pytest
-from conftest import Sandbox, entrypoints, run_claude_p, run_claude_print
 from fake_api import (
     MISSING_FILE_ID,
     PLUGIN_COMMAND_TEXT,
@@ -27,6 +26,7 @@ from fake_api import (
     FakeApiServer,
     file_content,
 )
+from harness import SUPPORT, Sandbox, entrypoints, run_claude_p, run_claude_print
 from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
 from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
@@ -128,7 +128,7 @@ def _plugin(root: Path) -> List[str]:
     return ["--plugin-dir", str(plugin)]
 
 
-ECHO_SERVER = str(Path(__file__).parent / "mcp_echo.py")
+ECHO_SERVER = str(SUPPORT / "mcp_echo.py")
 ECHO_CALL = '[[tooljson:mcp__echo__say:{"text": "zebra {who}"}]]'
 
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
 from typing import Any, Dict, List, NamedTuple
 
 import pytest
-from conftest import Sandbox, claude_release, run_pair
 from fake_api import FakeApiServer
+from harness import SUPPORT, Sandbox, claude_release, run_pair
 from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e
 
-HOOK = str(Path(__file__).parent / "hook_decision.py")
+HOOK = str(SUPPORT / "hook_decision.py")
 TOOL_PROMPT = "zebra [[tool:Bash:echo zebra-ran]]"
 PLAIN_PROMPT = "hello zebra"
 

@@ -32,8 +32,8 @@ import zlib
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox, claude_release, entrypoints
 from fake_api import FakeApiServer
+from harness import RUN_TIMEOUT, Sandbox, claude_release, entrypoints
 
 pytestmark = [pytest.mark.e2e]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Sandbox, run_claude_p, run_claude_print
+from harness import Sandbox, run_claude_p, run_claude_print
 from test_e2e_real import (
     assert_clean,
     assert_exit,

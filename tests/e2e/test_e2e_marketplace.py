@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
-from conftest import Sandbox, run_claude_p, run_claude_print
+from harness import Sandbox, run_claude_p, run_claude_print
 from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e

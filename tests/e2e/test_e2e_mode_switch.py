@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox
 from fake_api import FakeApiServer
+from harness import RUN_TIMEOUT, Sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

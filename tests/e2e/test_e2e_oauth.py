@@ -17,8 +17,8 @@ from collections import Counter
 from typing import Any, Dict, List
 
 import pytest
-from conftest import Sandbox, claude_release, run_claude_p, run_claude_print
 from fake_api import FakeApiServer
+from harness import Sandbox, claude_release, run_claude_p, run_claude_print
 from test_e2e_real import (
     assert_clean,
     assert_exit,

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox
 from fake_api import FakeApiServer
 from fake_oauth import (
     FakeOAuthProxy,
@@ -28,6 +27,7 @@ from fake_oauth import (
     read_login,
     seed_login,
 )
+from harness import RUN_TIMEOUT, Sandbox
 
 from claude_print.errors import EXIT_INTERRUPTED, EXIT_TIMEOUT
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
-from conftest import Sandbox, claude_release, run_pair
 from fake_api import FakeApiServer
+from harness import Sandbox, claude_release, run_pair
 from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e

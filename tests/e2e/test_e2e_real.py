@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
-from conftest import (
+from fake_api import FakeApiServer
+from harness import (
     RUN_TIMEOUT,
     Sandbox,
     claude_release,
@@ -26,7 +27,6 @@ from conftest import (
     run_claude_p,
     run_claude_print,
 )
-from fake_api import FakeApiServer
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,8 @@ import re
 from typing import Any, Dict, List
 
 import pytest
-from conftest import Sandbox, claude_release, run_pair
 from fake_api import FakeApiServer
+from harness import Sandbox, claude_release, run_pair
 from test_e2e_real import assert_exit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]

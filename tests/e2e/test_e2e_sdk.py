@@ -26,15 +26,15 @@ import time
 from typing import Any, Dict, Iterator, List, Set, Tuple
 
 import pytest
-from conftest import ROOT, Sandbox, claude_release, entrypoints
 from fake_api import FakeApiServer
+from harness import ROOT, SUPPORT, Sandbox, claude_release, entrypoints
 
 from claude_print import contract
 
 pytestmark = pytest.mark.e2e
 
 DATA = ROOT / "tests" / "data" / "sdk"
-SDK_CASES = ROOT / "tests" / "sdk_cases.py"
+SDK_CASES = SUPPORT / "sdk_cases.py"
 CASE_TIMEOUT = 60  # sdk_cases.py --timeout: the case itself
 # The SDK's close() may then wait 5 s for the CLI, SIGTERM it, wait 5 s more, SIGKILL.
 PROCESS_TIMEOUT = CASE_TIMEOUT + 30

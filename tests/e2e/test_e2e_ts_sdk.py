@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Set, Tuple
 
 import pytest
-from conftest import ROOT, Sandbox, claude_release, entrypoints
+from harness import ROOT, SUPPORT, Sandbox, claude_release, entrypoints
 from test_e2e_sdk import KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
 
 from claude_print import contract
@@ -30,7 +30,7 @@ PACKAGES = (f"{TS_SDK}@{TS_SDK_VERSION}", "zod@4")
 # An SDK session of the real CLI offers the tools that ask the host; claude-print's TUI
 # leaves them out as for `claude -p` (README; docs/decisions.md 43).
 TOOLS_MAY_MISS = {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
-CASES_JS = ROOT / "tests" / "ts_sdk_cases.mjs"
+CASES_JS = SUPPORT / "ts_sdk_cases.mjs"
 # The oldest release takes plain, the interrupt, the mode switch and the MCP tool; the
 # others go the TUI's ways the Python SDK's cases take there too (test_e2e_sdk.py).
 CASES = [

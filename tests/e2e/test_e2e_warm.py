@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
-from conftest import RUN_TIMEOUT, Sandbox, run_claude_print
 from fake_api import FakeApiServer, announced_mcp_tools
+from harness import RUN_TIMEOUT, SUPPORT, Sandbox, run_claude_print
 from test_e2e_real import assert_exit
 from test_fingerprint import git
 from test_warm import WAIT, run_dir, sockets, stop_keepers, wait_until, warm_env
@@ -48,7 +48,7 @@ CHANGES: Dict[str, Callable[[Path, Path], None]] = {
     "the --append-system-prompt-file": lambda p, h: _write(p.parent / "extra.md", "Be brief.\n"),
     "a user MCP server": lambda p, h: None,  # `claude mcp add -s user` (in the test)
 }
-ECHO_SERVER = str(Path(__file__).parent / "mcp_echo.py")
+ECHO_SERVER = str(SUPPORT / "mcp_echo.py")
 
 
 def keeper_ready(sandbox: Sandbox) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List, Set, Tuple
 
 import pytest
-from conftest import Sandbox
+from harness import Sandbox
 from test_e2e_warm import warm_up
 from test_fingerprint import git
 from test_warm import run_dir, stop_keepers, warm_env

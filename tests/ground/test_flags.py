@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set
 
 import pytest
-from conftest import ROOT, real_claude_paths
+from harness import ROOT, real_claude_paths
 
 from claude_print import flags
 from claude_print.command.cli import parse_options

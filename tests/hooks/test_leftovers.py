@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from conftest import MOCK_CLAUDE, ROOT
 from fake_api import seed_home
+from harness import MOCK_CLAUDE, ROOT
 
 from claude_print.hooks import leftovers
 

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 
 import pytest
+from harness import SUPPORT
 
 from claude_print.mcp import mcp_gate
 from claude_print.mcp.mcp_structured import package_parent
 
-ECHO = str(Path(__file__).parent / "mcp_echo.py")
+ECHO = str(SUPPORT / "mcp_echo.py")
 
 
 def rpc(method: str, ident: Any = None, **params: Any) -> bytes:

@@ -8,14 +8,14 @@ Code's details, 2.1.197 with Ajv's plain messages.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from harness import TESTS
 
 from claude_print.mcp import schema_check as sc
 
-DATA = Path(__file__).resolve().parent / "data" / "json-schema"
+DATA = TESTS / "data" / "json-schema"
 
 
 def measured(release: str) -> List[Dict[str, Any]]:

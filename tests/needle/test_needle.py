@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
-from conftest import MOCK_CLAUDE, ROOT
 from fake_api import FAKE_KEY, seed_home
+from harness import MOCK_CLAUDE, ROOT
 
 from claude_print.hooks import leftovers
 from claude_print.needle import schema, view, yaml_reader

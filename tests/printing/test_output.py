@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from harness import TESTS
 
 from claude_print.printing import output
 from claude_print.records import pricing
 from claude_print.records import summary as sm
 from claude_print.records import transcript as tr
 
-DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
+DATA = TESTS / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"
 SUCCESS_SAMPLES = ["p_plain.json", "p_tool_denied.json", "p_texts.json", "p_texttool.json"]
 

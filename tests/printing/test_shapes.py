@@ -10,18 +10,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from conftest import ROOT
+from harness import ROOT, TESTS
 
 from claude_print.printing import output
 from claude_print.printing.shapes import SHAPES
 from claude_print.records import summary as sm
 from claude_print.records import transcript as tr
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 RELEASES = sorted(
     (p.name[3:] for p in DATA.glob("cc-*") if (p / "p_plain.json").exists()),
     key=lambda v: tuple(int(x) for x in v.split(".")),
@@ -104,7 +103,7 @@ def test_shape_for_picks_the_newest_capture_at_or_below() -> None:
 
 def test_shapes_are_generated_from_the_captures() -> None:
     """scripts/update-shapes was run after the last capture."""
-    script = Path(__file__).resolve().parent.parent / "scripts" / "update-shapes"
+    script = ROOT / "scripts" / "update-shapes"
     proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.printing import output, stream
 
-DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
+DATA = TESTS / "data" / "cc-2.1.197"
 
 # (TUI transcript, `claude -p` stream of the same prompt)
 PAIRS = [

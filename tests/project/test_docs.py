@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Dict, Set
 
-from conftest import ROOT
+from harness import ROOT
 
 from claude_print import flags
 from claude_print.command.parser import build_parser

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set
 
 PACKAGE = "claude_print"
-ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+ROOT = Path(__file__).resolve().parents[2] / PACKAGE
 
 
 def _modules(root: Path) -> Dict[str, Path]:

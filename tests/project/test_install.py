@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
-from conftest import ROOT
 from fake_api import FAKE_KEY, seed_home
+from harness import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ROOT
+from harness import ROOT
 
 LATE = (
     "claude_print.printing.output",

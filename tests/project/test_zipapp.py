@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from conftest import MOCK_CLAUDE, build_pyz
+from harness import MOCK_CLAUDE, build_pyz
 
 
 @pytest.fixture

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List
+
+from harness import TESTS
 
 from claude_print.records.session_info import session_lists
 
-P_INIT = Path(__file__).resolve().parent / "data" / "cc-2.1.331" / "p_plain.stream.jsonl"
+P_INIT = TESTS / "data" / "cc-2.1.331" / "p_plain.stream.jsonl"
 
 
 def attachment(**fields: Any) -> Dict[str, Any]:

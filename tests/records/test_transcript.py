@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from harness import TESTS
 
 from claude_print.records import summary as sm
 from claude_print.records import transcript as tr
 
-DATA = Path(__file__).resolve().parent / "data" / "cc-2.1.197"
+DATA = TESTS / "data" / "cc-2.1.197"
 OPUS_KEY = "claude-opus-4-8[1m]"  # the model `claude -p` keyed modelUsage by in these runs
 
 # (TUI transcript, `claude -p --output-format json` output of the same prompt)

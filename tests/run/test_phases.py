@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, cast
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
@@ -22,7 +22,7 @@ from claude_print.turns.mcp_wait import McpWait
 from claude_print.turns.results import Results
 from claude_print.turns.turn_end import Ending
 
-SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+SCREENS = TESTS / "data" / "screens"
 
 
 def capture(name: str) -> List[str]:

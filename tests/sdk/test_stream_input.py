@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
-from conftest import ROOT, Sandbox, entrypoints
+from harness import ROOT, Sandbox, entrypoints
 
 from claude_print import contract
 from claude_print.hooks.hook_settings import ExtraHook, hook_settings

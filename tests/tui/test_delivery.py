@@ -4,10 +4,10 @@ from measurements on the real binaries (2.1.197, 2.1.270, 2.1.276/2.1.277, 2.1.3
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
@@ -17,7 +17,7 @@ from claude_print.tui.images import Image
 from claude_print.tui.keys import Timed
 from claude_print.tui.terminal import Screen
 
-SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+SCREENS = TESTS / "data" / "screens"
 OLD = contract.facts_for("2.1.197")
 KEEPS = contract.facts_for("2.1.276")
 SANITIZES = contract.facts_for("2.1.277")

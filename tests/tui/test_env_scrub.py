@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import MOCK_CLAUDE, Sandbox, entrypoints, run_claude_print
+from harness import MOCK_CLAUDE, Sandbox, entrypoints, run_claude_print
 
 from claude_print.tui.pty_session import child_environment, scrubbed_names
 

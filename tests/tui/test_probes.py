@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 import pytest
+from harness import TESTS
 
 from claude_print import __version__
 from claude_print.tui.probes import ProbeResponder
 from claude_print.tui.terminal import Screen
 
-SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+SCREENS = TESTS / "data" / "screens"
 XTVERSION_REPLY = b"\x1bP>|claude-print(" + __version__.encode() + b")\x1b\\"
 
 

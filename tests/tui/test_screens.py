@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.tui import screens
 from claude_print.tui.screens import ScreenState, classify, is_ready, next_key, parse_choices
 from claude_print.tui.terminal import Screen
 
-SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+SCREENS = TESTS / "data" / "screens"
 CARET = contract.CARET
 RULE = contract.RULE_CHAR * 120
 BYPASS_FOOTER = "  ⏵⏵ bypass permissions on (shift+tab to cycle) · ← for agents"

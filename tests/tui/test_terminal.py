@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pytest
+from harness import TESTS
 
 from claude_print.tui.terminal import Screen
 
-SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+SCREENS = TESTS / "data" / "screens"
 FIXTURES = ["trust.bin", "ready.bin", "answer_exit.bin", "scrolled.bin"]
 RULE = "─" * 120
 CARET = "\u276f"  # the caret of menus and of the input box

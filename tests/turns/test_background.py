@@ -6,10 +6,10 @@ tests/data/background/."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.hooks.relay import HookEvent
@@ -18,7 +18,7 @@ from claude_print.turns import background
 from claude_print.turns.background import CAME, OVER, BackgroundWait, Outlook
 from claude_print.turns.turn import Turn
 
-DATA = Path(__file__).parent / "data" / "background"
+DATA = TESTS / "data" / "background"
 SESSION = "11111111-2222-3333-4444-555555555555"
 
 

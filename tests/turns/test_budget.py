@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from conftest import MOCK_CLAUDE, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, Sandbox, run_claude_print
 
 from claude_print import contract
 from claude_print.hooks.relay import HookEvent

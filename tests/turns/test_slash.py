@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from conftest import MOCK_CLAUDE, ROOT, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, ROOT, Sandbox, run_claude_print
 
 from claude_print.turns import slash, slash_commands
 

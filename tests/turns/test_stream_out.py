@@ -11,10 +11,10 @@ the release's own `claude -p` names it: tests/data/cc-*/p_plain.stream.jsonl), a
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.hooks.hook_events import HookWatch
@@ -24,7 +24,7 @@ from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 DENIED = "Permission to use this tool was not granted (claude-print runs non-interactively)."
 
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from harness import TESTS
 
 from claude_print import contract
 from claude_print.printing import output
 from claude_print.printing.stream import StreamConverter
 from claude_print.turns.subagent_stream import SubagentStream
 
-DATA = Path(__file__).resolve().parent / "data" / "subagents"
+DATA = TESTS / "data" / "subagents"
 CASES = sorted((d.parent.name, d.name) for d in DATA.glob("*/*") if d.is_dir())
 # Known difference: from 2.1.270 (2.1.197 honours it) the TUI's Agent tool runs a
 # subagent in the background also when the call says `run_in_background: false` (its

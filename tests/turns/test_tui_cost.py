@@ -12,7 +12,7 @@ import json
 from typing import Any, Dict, List
 
 import pytest
-from conftest import MOCK_CLAUDE, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, Sandbox, run_claude_print
 
 from claude_print.records import pricing
 from claude_print.turns import tui_cost

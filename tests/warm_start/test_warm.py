@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 import pytest
-from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 
 MOCK = str(MOCK_CLAUDE)
 WAIT = 60.0  # generous bound for a keeper to appear or go

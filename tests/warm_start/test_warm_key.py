@@ -162,7 +162,7 @@ def _child(argv: List[str], *args: str) -> str:
     """What a Python child run from the checkout prints, given the sandbox env as JSON."""
     import json
 
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     done = subprocess.run(
         [*argv, json.dumps(ENV), *args],
         cwd=root,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
-from conftest import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 from test_warm import (
     assert_exit,
     keeper_pid,

@@ -1,0 +1,242 @@
+"""What the tests share besides fixtures: the repository's paths, the sandbox (a
+throw-away HOME, project dir and TMPDIR) and the runners of claude-print, `claude -p`
+and both side by side. The fixtures that make these are in tests/conftest.py."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, NamedTuple, Optional
+
+from fake_api import FAKE_KEY, PINNED_BINARY, FakeApiServer, subscription_env
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = ROOT / "tests"
+DATA = TESTS / "data"  # recorded screens, transcripts and outputs (scripts write them)
+SUPPORT = TESTS / "support"  # this folder: helpers and helper programs, no tests
+MOCK_CLAUDE = ROOT / "mock_claude" / "claude"
+RUN_TIMEOUT = 120  # generous upper bound for one claude-print run
+
+
+def real_claude_paths() -> List[str]:
+    """The real Claude Code binaries the e2e tests drive: CLAUDE_PRINT_TEST_CLAUDE (one path,
+    or several separated by ':', as scripts/test sets it for the release matrix), else the
+    pinned release where scripts/install-claude-code puts it."""
+    configured = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE") or str(PINNED_BINARY)
+    return [path for path in configured.split(os.pathsep) if path]
+
+
+@functools.lru_cache(maxsize=None)
+def claude_release(binary: str) -> str:
+    from claude_print.tui.release import installed_version
+
+    return installed_version(binary) or ""
+
+
+def build_pyz(out: Path) -> Path:
+    """./build_zipapp.sh into `out` (about 0.5 s)."""
+    env = {**os.environ, "OUT": str(out)}
+    subprocess.run([str(ROOT / "build_zipapp.sh")], env=env, check=True, capture_output=True)
+    return out
+
+
+@dataclass
+class Sandbox:
+    """A throw-away HOME, project dir and TMPDIR for one test."""
+
+    home: Path
+    project: Path
+    tmp: Path
+    api_url: str
+    oauth: bool = False  # a subscription login (fake_api.subscription_env) instead of an API key
+
+    def env(self, **extra: str) -> Dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CLAUDE_CODE_", "ANTHROPIC_")) and k != "CLAUDECODE"
+        }
+        env.update(
+            HOME=str(self.home),
+            TMPDIR=str(self.tmp),
+            ANTHROPIC_BASE_URL=self.api_url,
+            ANTHROPIC_API_KEY=FAKE_KEY,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            PYTHONPATH=str(ROOT),
+            XDG_CONFIG_HOME=str(self.home / ".config"),
+        )
+        if self.oauth:
+            env = subscription_env(env)
+        env.update(extra)
+        return env
+
+    def leftovers(self) -> List[str]:
+        """claude-print temp dirs and live processes that mention this sandbox."""
+        found = [str(p) for p in self.tmp.glob("claude-print-*")]
+        marker = str(self.tmp).encode()
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker in cmdline:
+                shown = cmdline.replace(b"\0", b" ")[:200]
+                found.append(f"pid {pid} ({state}): {shown!r}")
+        return found
+
+    def twin(self) -> Sandbox:
+        """A copy of this sandbox beside it (HOME, work dir, TMPDIR as they are now)."""
+        root = self.home.parent / "twin"
+        shutil.rmtree(root, ignore_errors=True)  # a second try starts afresh
+        for part in (self.home, self.project, self.tmp):
+            shutil.copytree(part, root / part.name, symlinks=True)
+        return Sandbox(root / self.home.name, root / self.project.name, root / self.tmp.name,
+                       self.api_url, self.oauth)  # fmt: skip
+
+    def transcripts(self) -> List[Path]:
+        return sorted((self.home / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+def run_claude_print(
+    sandbox: Sandbox,
+    args: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    binary: Optional[str] = None,
+    env: Optional[Dict[str, str]] = None,
+    timeout: float = RUN_TIMEOUT,
+) -> subprocess.CompletedProcess[bytes]:
+    argv = [sys.executable, "-m", "claude_print"]
+    if binary is not None:
+        argv += ["--claude-binary", binary]
+    return subprocess.run(
+        argv + args,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(**(env or {})),
+        timeout=timeout,
+    )
+
+
+def run_claude_p(
+    sandbox: Sandbox,
+    binary: str,
+    args: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    env: Optional[Dict[str, str]] = None,
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [binary, "-p", *args],
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        cwd=sandbox.project,
+        env=sandbox.env(**(env or {})),
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def entrypoints(path: Path) -> List[str]:
+    found = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if "entrypoint" in record:
+            found.append(record["entrypoint"])
+    return found
+
+
+class Pair(NamedTuple):
+    """claude-print and `claude -p` on the same case, with the turn requests each made."""
+
+    ours: subprocess.CompletedProcess[bytes]
+    theirs: subprocess.CompletedProcess[bytes]
+    our_requests: List[Dict[str, Any]]
+    their_requests: List[Dict[str, Any]]
+    # With `twin=True`: the files each side created, changed or deleted under its HOME
+    # and work dir, outside the session bookkeeping (slash_space.side_effects).
+    our_changes: Optional[List[str]] = None
+    their_changes: Optional[List[str]] = None
+
+    def assert_same_side_effects(self) -> None:
+        assert self.our_changes == self.their_changes, (
+            f"claude-print changed {self.our_changes}, claude -p {self.their_changes}"
+        )
+
+
+def run_pair(
+    sandbox: Sandbox,
+    binary: str,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    ours: List[str],
+    theirs: List[str],
+    *,
+    stdin: Optional[bytes] = None,
+    their_stdin: Optional[bytes] = None,
+    env: Optional[Dict[str, str]] = None,
+    twin: bool = False,
+) -> Pair:
+    """`claude-print OURS` and `claude -p THEIRS` side by side, each on its own fake API
+    (side requests aside). `their_stdin` defaults to `stdin`. With `twin`, claude -p runs
+    in a copy of the sandbox made first (HOME, work dir, TMPDIR), and each side's side
+    effects are kept in the Pair."""
+    from slash_space import side_effects, snapshot
+
+    their_stdin = stdin if their_stdin is None else their_stdin
+    boxes = [sandbox, sandbox.twin() if twin else sandbox]
+    runs = [
+        ([sys.executable, "-m", "claude_print", "--claude-binary", binary, *ours], stdin, fake_api),
+        ([binary, "-p", *theirs], their_stdin, oracle_api),
+    ]
+    starts = [len(api.requests) for _, _, api in runs]
+    before = [snapshot(box.home.parent) for box in boxes] if twin else []
+    procs = [
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=box.project,
+            env=box.env(ANTHROPIC_BASE_URL=api.url, **(env or {})),
+        )
+        for (argv, data, api), box in zip(runs, boxes)
+    ]
+    # Both at once: claude -p gives up on a stdin that brings nothing in 3 s, so its
+    # input must not wait until claude-print has finished (a race under load).
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        talks = [
+            pool.submit(proc.communicate, data, RUN_TIMEOUT)
+            for proc, (_, data, _) in zip(procs, runs)
+        ]
+    done = []
+    try:
+        for talk, proc, (argv, _, _) in zip(talks, procs, runs):
+            out, err = talk.result()
+            done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
+    finally:  # a hung side must not outlive the test (claude-print's own timeout is 1 h)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    requests = [
+        [r for r in api.requests[start:] if not r["side"]]
+        for start, (_, _, api) in zip(starts, runs)
+    ]
+    if not twin:
+        return Pair(done[0], done[1], requests[0], requests[1])
+    changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
+    return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
