@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import Pair, Sandbox, run_claude_print, run_pair
-from test_e2e_real import assert_exit
 
 pytestmark = pytest.mark.e2e
 

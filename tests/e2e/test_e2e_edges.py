@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import Sandbox, run_pair
-from test_e2e_real import assert_exit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

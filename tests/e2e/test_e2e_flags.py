@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from fake_api import FakeApiServer
-from harness import Sandbox, run_claude_p, run_claude_print
-from test_e2e_real import (
+from checks import (
+    TUI_ONLY_TOOLS,
     assert_clean,
     assert_exit,
     assert_interactive,
     assert_same_shape,
     assert_text_like_claude_p,
+    requests_of,
     run_json_pair,
 )
+from fake_api import FakeApiServer
+from harness import Sandbox, run_claude_p, run_claude_print
 
 pytestmark = pytest.mark.e2e
 
@@ -168,13 +170,6 @@ def test_no_session_persistence_leaves_no_transcript(real_claude: str, sandbox: 
     assert sandbox.transcripts() == [], "claude -p and claude-print both leave none"
     assert_clean(sandbox)
 
-
-def requests_of(fake_api: FakeApiServer, marker: str) -> List[Dict[str, Any]]:
-    """The turn requests (side requests aside) of the run whose prompt holds `marker`."""
-    return [r for r in fake_api.requests if marker in r["prompt"] and not r["side"]]
-
-
-TUI_ONLY_TOOLS = {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
 
 # Forwarded flags whose effect shows in the request: (flag words, what to compare).
 FORWARDED_CASES = [

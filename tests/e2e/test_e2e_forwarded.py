@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 import pytest
+from checks import TUI_ONLY_TOOLS, assert_clean, assert_exit, assert_interactive, requests_of
 from fake_api import (
     MISSING_FILE_ID,
     PLUGIN_COMMAND_TEXT,
@@ -27,8 +28,6 @@ from fake_api import (
     file_content,
 )
 from harness import SUPPORT, Sandbox, entrypoints, run_claude_p, run_claude_print
-from test_e2e_flags import TUI_ONLY_TOOLS, requests_of
-from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
 from claude_print import contract, flags
 from claude_print.run import file_downloads

@@ -11,9 +11,9 @@ the TUI registered itself as the claude-cli:// URL handler
 from __future__ import annotations
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import Sandbox, run_pair
-from test_e2e_real import assert_exit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

@@ -12,9 +12,9 @@ import sys
 from typing import Any, Dict, List, NamedTuple
 
 import pytest
+from checks import assert_clean, assert_exit
 from fake_api import FakeApiServer
 from harness import SUPPORT, Sandbox, claude_release, run_pair
-from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ import json
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from checks import assert_clean, assert_exit, assert_interactive
 from harness import Sandbox, run_claude_p, run_claude_print
-from test_e2e_real import assert_clean, assert_exit, assert_interactive
 
 pytestmark = pytest.mark.e2e
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import Sandbox, run_claude_p, run_claude_print
-from test_e2e_real import (
+from checks import (
     assert_clean,
     assert_exit,
     assert_interactive,
     assert_same_shape,
     run_json_pair,
 )
+from harness import Sandbox, run_claude_p, run_claude_print
 
 pytestmark = pytest.mark.e2e
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+from checks import assert_clean, assert_exit
 from harness import Sandbox, run_claude_p, run_claude_print
-from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e
 

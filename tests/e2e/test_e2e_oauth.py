@@ -17,9 +17,7 @@ from collections import Counter
 from typing import Any, Dict, List
 
 import pytest
-from fake_api import FakeApiServer
-from harness import Sandbox, claude_release, run_claude_p, run_claude_print
-from test_e2e_real import (
+from checks import (
     assert_clean,
     assert_exit,
     assert_interactive,
@@ -28,6 +26,8 @@ from test_e2e_real import (
     check_api_error_like_claude_p,
     check_tool_denied_like_claude_p,
 )
+from fake_api import FakeApiServer
+from harness import Sandbox, claude_release, run_claude_p, run_claude_print
 
 pytestmark = pytest.mark.e2e
 

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
+from checks import assert_clean, assert_exit
 from fake_api import FakeApiServer
 from harness import Sandbox, claude_release, run_pair
-from test_e2e_real import assert_clean, assert_exit
 
 pytestmark = pytest.mark.e2e
 

@@ -9,9 +9,9 @@ import re
 from typing import Any, Dict, List
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import Sandbox, claude_release, run_pair
-from test_e2e_real import assert_exit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

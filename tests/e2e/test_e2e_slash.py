@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer, seed_home
 from harness import Sandbox, run_claude_p, run_claude_print
 from slash_space import side_effects, snapshot
-from test_e2e_real import assert_exit
 
 pytestmark = [pytest.mark.e2e]
 

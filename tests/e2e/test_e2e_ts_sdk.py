@@ -13,11 +13,11 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 from harness import ROOT, SUPPORT, Sandbox, claude_release, entrypoints
-from test_e2e_sdk import KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
+from sdk_harness import KEYS_EXTRA, KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
 
 from claude_print import contract
 
@@ -47,8 +47,6 @@ CASES = [
     "sdk_mcp_tool",
 ]
 PROCESS_TIMEOUT = 120
-# Keys claude-print adds (README, "Output formats": the release that ran).
-KEYS_EXTRA: Dict[str, Set[str]] = {"result": {"claude_version"}}
 
 
 @pytest.fixture(scope="session")

@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer, announced_mcp_tools
-from harness import RUN_TIMEOUT, SUPPORT, Sandbox, run_claude_print
-from test_e2e_real import assert_exit
-from test_fingerprint import git
-from test_warm import WAIT, run_dir, sockets, stop_keepers, wait_until, warm_env
+from harness import SUPPORT, Sandbox, run_claude_print
+from warm_helpers import (
+    git,
+    keeper_ready,
+    run_dir,
+    stop_keepers,
+    wait_until,
+    warm_env,
+    warm_up_until_ready,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 
@@ -51,11 +58,6 @@ CHANGES: Dict[str, Callable[[Path, Path], None]] = {
 ECHO_SERVER = str(SUPPORT / "mcp_echo.py")
 
 
-def keeper_ready(sandbox: Sandbox) -> bool:
-    found = sockets(sandbox)
-    return bool(found) and found[0].with_suffix(".lock").read_bytes() == b"ready\n"
-
-
 def normalised(request: Dict[str, Any], session_id: str) -> Any:
     """The whole request body, its session id (metadata) made neutral."""
     text = json.dumps(request["body"], sort_keys=True).replace(session_id, "SESSION")
@@ -72,26 +74,6 @@ def body_diff(warm: Any, cold: Any) -> str:
 def turn_request(requests: List[Dict[str, Any]], prompt: str = PROMPT) -> Dict[str, Any]:
     [first] = [r for r in requests if not r["side"] and prompt.strip() in r["prompt"]]
     return first
-
-
-def warm_up(
-    sandbox: Sandbox,
-    real_claude: str,
-    env: Dict[str, str],
-    flags: List[str],
-    cwd: Path,
-    limit: float = WAIT,
-) -> None:
-    """`--warm-up` with `flags` in `cwd`, until its keeper waits at the input box."""
-    up = subprocess.run(
-        [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, "--warm-up", *flags],
-        cwd=cwd,
-        env=sandbox.env(**env),
-        capture_output=True,
-        timeout=RUN_TIMEOUT,
-    )
-    assert_exit(up, 0)
-    wait_until("the keeper's TUI at its input box", lambda: keeper_ready(sandbox), limit)
 
 
 def warm_then_cold(
@@ -147,7 +129,7 @@ def test_warm_request_equals_cold(
         str(project.parent / "extra.md"),
     ]
     try:
-        warm_up(sandbox, real_claude, env, flags, project)
+        warm_up_until_ready(sandbox, real_claude, env, flags, project)
         CHANGES[change](project, sandbox.home)
         if change == "a user MCP server":  # the TUI rewrites ~/.claude.json: its own CLI
             add = [real_claude, "mcp", "add", "-s", "user", "echo", "--", sys.executable]
@@ -236,7 +218,7 @@ def test_each_way_in_sends_what_a_cold_run_sends(
     env = warm_env(sandbox)
     flags = ["--output-format", "json"]
     try:
-        warm_up(sandbox, real_claude, env, flags, sandbox.project)
+        warm_up_until_ready(sandbox, real_claude, env, flags, sandbox.project)
         (warm, warm_request), (cold, cold_request) = warm_then_cold(
             sandbox, fake_api, real_claude, env, flags, prompt
         )

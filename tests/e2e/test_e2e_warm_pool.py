@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import RUN_TIMEOUT, Sandbox, run_claude_print
-from test_e2e_real import assert_exit
-from test_warm import run_dir, sockets, stop_keepers, wait_until, warm_env
+from warm_helpers import run_dir, sockets, stop_keepers, wait_until, warm_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

@@ -17,9 +17,7 @@ from typing import List, Set, Tuple
 
 import pytest
 from harness import Sandbox
-from test_e2e_warm import warm_up
-from test_fingerprint import git
-from test_warm import run_dir, stop_keepers, warm_env
+from warm_helpers import git, run_dir, stop_keepers, warm_env, warm_up_until_ready
 
 from claude_print.warm_start import fingerprint
 
@@ -163,7 +161,7 @@ def test_the_tui_reads_nothing_the_fingerprint_misses(
     env = warm_env(sandbox)
     flags = ["--output-format", "json"]
     try:
-        warm_up(sandbox, wrapper, env, flags, project, limit=120)
+        warm_up_until_ready(sandbox, wrapper, env, flags, project, limit=120)
     finally:
         stop_keepers(sandbox)
     read = traced_paths(log, str(project))

@@ -8,11 +8,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict, Optional
 
 import pytest
+from checks import eventually
 from harness import SUPPORT
 
 from claude_print.mcp import mcp_gate
@@ -88,17 +88,6 @@ def test_watcher_is_ready_for_a_server_without_tools() -> None:
     watcher.client(rpc("initialize", 1))
     assert not watcher.server(b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}\n')
     assert watcher.server(b'{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"prompts":{}}}}\n')
-
-
-def eventually(check: Callable[[], bool], within: float = 20.0) -> bool:
-    """Whether `check` comes true within `within` seconds (a file another process
-    creates: there is no event to wait on in the standard library)."""
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def gate(ready: Path, *command: str) -> subprocess.Popen[bytes]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
-from test_mcp_gate import eventually
+from checks import eventually
 
 from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.mcp import mcp_gate, sdk_mcp

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
 import pytest
+from warm_helpers import git
 
 from claude_print.warm_start import fingerprint
 
@@ -25,17 +26,6 @@ def tree(tmp_path: Path) -> Tuple[Path, Path, Dict[str, str]]:
 
 def take(project: Path, environ: Dict[str, str], today: str = "2026-11-25") -> str:
     return fingerprint.take(str(project), environ, today=lambda: today)
-
-
-def git(project: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@e",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@e",
-    }
-    subprocess.run(["git", *args], cwd=project, env=env, check=True, capture_output=True)
 
 
 CHANGES: Dict[str, Callable[[Path, Path], object]] = {
@@ -420,7 +410,6 @@ def test_git_state_runs_no_program_the_repository_names(tmp_path: Path) -> None:
     """Issue 41: a repository whose .git/config sets core.fsmonitor got that program run
     by every warm run's `git status`; Claude Code's own git calls turn it off."""
     import shutil
-    import subprocess
 
     from claude_print.warm_start.fingerprint import git_state
 

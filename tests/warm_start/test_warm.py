@@ -8,54 +8,31 @@ test_e2e_warm.py; the fingerprint's parts one by one in test_fingerprint.py.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import signal
-import socket
 import stat
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import pytest
-from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
-
-MOCK = str(MOCK_CLAUDE)
-WAIT = 60.0  # generous bound for a keeper to appear or go
-
-
-_RUN_DIRS: Dict[Path, Path] = {}
-
-
-def run_dir(sandbox: Sandbox) -> Path:
-    """The sandbox's XDG_RUNTIME_DIR: short, as a socket's path must be (108 bytes)."""
-    if sandbox.home not in _RUN_DIRS:
-        _RUN_DIRS[sandbox.home] = Path(tempfile.mkdtemp(prefix="cp-run-", dir="/tmp"))
-    return _RUN_DIRS[sandbox.home]
-
-
-def warm_env(sandbox: Sandbox, **extra: str) -> Dict[str, str]:
-    return {"XDG_RUNTIME_DIR": str(run_dir(sandbox)), **extra}
-
-
-def run_warm(
-    sandbox: Sandbox,
-    args: List[str],
-    stdin: Optional[bytes] = None,
-    env: Optional[Dict[str, str]] = None,
-) -> subprocess.CompletedProcess[bytes]:
-    return run_claude_print(
-        sandbox,
-        ["--warm", "--trace", *args],
-        stdin=stdin,
-        binary=MOCK,
-        env=warm_env(sandbox, **(env or {})),
-    )
+from checks import assert_exit
+from harness import RUN_TIMEOUT, Sandbox, run_claude_print
+from warm_helpers import (
+    MOCK,
+    keeper_pid,
+    run_dir,
+    run_warm,
+    sockets,
+    start_warm,
+    stop_keepers,
+    wait_until,
+    warm_env,
+    was_warm,
+)
 
 
 def warm_up(
@@ -68,37 +45,6 @@ def warm_up(
     assert_exit(done, 0)
     assert done.stdout == b""
     return wait_for_keeper(sandbox)
-
-
-def start_warm(
-    sandbox: Sandbox, args: List[str], env: Optional[Dict[str, str]] = None
-) -> subprocess.Popen[bytes]:
-    """A --warm --trace run in the background, its output piped."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "claude_print", "--claude-binary", MOCK, "--warm", "--trace", *args],
-        cwd=sandbox.project,
-        env=sandbox.env(**warm_env(sandbox, **(env or {}))),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-def sockets(sandbox: Sandbox) -> List[Path]:
-    return sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*.sock"))
-
-
-def wait_until(
-    what: str,
-    check: Callable[[], bool],
-    limit: float = WAIT,
-    detail: Callable[[], str] = lambda: "",
-) -> None:
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"waited {limit:g} s for: {what} {detail()}")
-        time.sleep(0.02)
 
 
 def wait_for_keeper(sandbox: Sandbox) -> Path:
@@ -114,67 +60,11 @@ def wait_for_ready(sandbox: Sandbox) -> Path:
     return path
 
 
-def keeper_pid(path: Path) -> int:
-    """Whose socket it is, without using it up: the lock holder is the keeper."""
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path.with_suffix(".lock")):
-                    return int(pid)
-    raise AssertionError(f"no process holds {path.with_suffix('.lock')}")
-
-
-def keepers(sandbox: Sandbox) -> List[str]:
-    """Processes working in the sandbox's project: a keeper is a fork of its run, so its
-    command line names nothing of the sandbox until its TUI starts (and it may not even
-    have bound its socket yet when the run has ended)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and int(pid) != os.getpid():
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{pid}/cwd") == str(sandbox.project):
-                    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                    if state != "Z":
-                        found.append(f"pid {pid} in the project")
-    return found
-
-
-def stop_keepers(sandbox: Sandbox) -> None:
-    """A connection without a request ends a keeper; then nothing may be left."""
-    seen: List[str] = []
-    stopped: Set[Tuple[Path, int, int]] = set()
-
-    def clean() -> bool:
-        # A run's last keeper may bind its socket (at a dead one's path) after the run.
-        for path in sockets(sandbox):
-            with contextlib.suppress(OSError):
-                st = path.stat()  # inode numbers are reused: the change time tells
-                bound = (path, st.st_ino, st.st_ctime_ns)
-                if bound not in stopped:
-                    stopped.add(bound)
-                    with socket.socket(socket.AF_UNIX) as sock:
-                        sock.connect(str(path))
-        seen[:] = [*sandbox.leftovers(), *map(str, sockets(sandbox)), *keepers(sandbox)]
-        return not seen
-
-    wait_until("no keeper and no TUI left", clean, detail=lambda: str(seen))
-
-
 @pytest.fixture
 def warm_sandbox(sandbox: Sandbox) -> Iterator[Sandbox]:
     yield sandbox
     stop_keepers(sandbox)
     shutil.rmtree(run_dir(sandbox))
-
-
-def assert_exit(proc: subprocess.CompletedProcess[bytes], code: int) -> None:
-    assert proc.returncode == code, proc.stderr.decode(errors="replace")[-3000:]
-
-
-def was_warm(proc: subprocess.CompletedProcess[bytes]) -> bool:
-    return b"runs the prompt" in proc.stderr
 
 
 def test_second_run_adopts_the_keeper_and_prints_the_same(warm_sandbox: Sandbox) -> None:

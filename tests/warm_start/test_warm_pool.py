@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
+from checks import assert_exit
 from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
-from test_warm import (
-    assert_exit,
+from warm_helpers import (
     keeper_pid,
     run_dir,
     run_warm,
