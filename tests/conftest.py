@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -25,6 +25,8 @@ pytest.register_assert_rewrite(*sorted(p.stem for p in SUPPORT.glob("*.py")))
 
 from fake_api import FakeApiServer, seed_home  # noqa: E402
 from harness import TESTS, Sandbox, build_pyz, claude_release, real_claude_paths  # noqa: E402
+
+from claude_print.hooks.relay import Relay  # noqa: E402
 
 
 def _release_id(path: str) -> str:
@@ -181,6 +183,16 @@ def sandbox(tmp_path: Path, fake_api: FakeApiServer) -> Sandbox:
         d.mkdir()
     seed_home(home)
     return Sandbox(home, project, tmp, fake_api.url)
+
+
+@pytest.fixture
+def relay(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Relay]:
+    """A hook relay in the test's tmp_path, closed after the test. A test module gives the
+    Relay's other arguments as RELAY_OPTIONS (`{"asking": (...,)}`, `{"structured": True}`)."""
+    options: Dict[str, Any] = getattr(request.module, "RELAY_OPTIONS", {})
+    relay = Relay(tmp_root=str(tmp_path), **options)
+    yield relay
+    relay.close()
 
 
 @pytest.fixture(scope="session")

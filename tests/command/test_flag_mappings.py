@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+from checks import assert_exit
 from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox
 
 from claude_print import contract
@@ -79,11 +80,6 @@ def run(
         env=env,
         timeout=RUN_TIMEOUT,
     )
-
-
-def assert_exit(proc: subprocess.CompletedProcess[bytes], code: int) -> None:
-    stderr = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode == code, f"exit {proc.returncode}\nstderr:\n{stderr}"
 
 
 def child_argv(sandbox: Sandbox) -> List[str]:

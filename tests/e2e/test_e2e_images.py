@@ -24,49 +24,20 @@ import os
 import re
 import select
 import shlex
-import struct
 import subprocess
 import sys
 import time
-import zlib
 from typing import Any, Dict, List, Tuple
 
 import pytest
 from fake_api import FakeApiServer
 from harness import RUN_TIMEOUT, Sandbox, claude_release, entrypoints
+from image_bytes import GIF_1X1, image_block, png
 
 pytestmark = [pytest.mark.e2e]
 
 
-def png(width: int, height: int, rgb: Tuple[int, int, int]) -> bytes:
-    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
-
-
 RED = png(16, 16, (200, 30, 60))
-# A 1x1 GIF, written out.
-GIF = bytes.fromhex(
-    "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
-)
-
-
-def image_block(data: bytes, media_type: str) -> Dict[str, Any]:
-    encoded = base64.b64encode(data).decode("ascii")
-    return {
-        "type": "image",
-        "source": {"type": "base64", "media_type": media_type, "data": encoded},
-    }
 
 
 def user_message(content: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -190,12 +161,12 @@ CASES = {
     "one_png_after_text": ("What is in this zebra picture?", [(RED, "image/png")], False),
     "png_and_gif_before_text": (
         "Compare these zebra images.",
-        [(RED, "image/png"), (GIF, "image/gif")],
+        [(RED, "image/png"), (GIF_1X1, "image/gif")],
         True,
     ),
     "image_only": ("", [(RED, "image/png")], True),
     # The label is wrong: both go by the bytes.
-    "mislabelled_gif": ("And this zebra one?", [(GIF, "image/png")], True),
+    "mislabelled_gif": ("And this zebra one?", [(GIF_1X1, "image/png")], True),
 }
 
 
@@ -307,7 +278,7 @@ def test_a_second_turn_s_image_marks_go_on(
     )
     first = user_message([{"type": "text", "text": "First zebra."}, image_block(RED, "image/png")])
     second = user_message(
-        [{"type": "text", "text": "Second zebra."}, image_block(GIF, "image/gif")]
+        [{"type": "text", "text": "Second zebra."}, image_block(GIF_1X1, "image/gif")]
     )
     start = len(fake_api.requests)
     out, err = proc.communicate(
@@ -325,7 +296,7 @@ def test_a_second_turn_s_image_marks_go_on(
         for b in m["content"]
         if b.get("type") == "image"
     ]
-    assert pictures == [RED, GIF]  # the history keeps the first, the second comes after
+    assert pictures == [RED, GIF_1X1]  # the history keeps the first, the second comes after
     prose = [
         b["text"]
         for m in last

@@ -26,7 +26,15 @@ from typing import Any, Dict, Iterator, List, Set, Tuple
 import pytest
 from fake_api import FakeApiServer
 from harness import ROOT, SUPPORT, Sandbox, claude_release, entrypoints
-from sdk_harness import KEYS_EXTRA, KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
+from sdk_harness import (
+    KEYS_EXTRA,
+    KEYS_MAY_MISS,
+    NOT_REPORTED,
+    Harness,
+    case_summary,
+    result_content,
+    tail,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -133,15 +141,10 @@ def run_case(harness: Harness, case: str, **env: str) -> Tuple[Dict[str, Any], s
     except subprocess.TimeoutExpired as exc:
         err = (exc.stderr or b"").decode("utf-8", "replace")
         pytest.fail(f"sdk_cases.py {case} still running after {PROCESS_TIMEOUT} s\n{err}")
-    stderr = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode == 0, f"sdk_cases.py exited {proc.returncode}; stderr:\n{stderr}"
-    text = proc.stdout.decode("utf-8", "replace").strip()
-    assert text, f"sdk_cases.py printed no summary; stderr:\n{stderr}"
     root = sandbox.home.parent
-    for spelled in {str(root.resolve()), str(root)}:
-        text = text.replace(spelled, "$SANDBOX")
-    summary: Dict[str, Any] = json.loads(text.splitlines()[-1])
-    return summary, stderr
+    return case_summary(
+        proc, "sdk_cases.py", {spelled: "$SANDBOX" for spelled in {str(root.resolve()), str(root)}}
+    )
 
 
 # --- the normalised view ------------------------------------------------------------------

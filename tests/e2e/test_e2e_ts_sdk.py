@@ -9,7 +9,6 @@ same messages, keys and results, and leave an interactive session and nothing be
 from __future__ import annotations
 
 import fcntl
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +16,15 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 from harness import ROOT, SUPPORT, Sandbox, claude_release, entrypoints
-from sdk_harness import KEYS_EXTRA, KEYS_MAY_MISS, NOT_REPORTED, Harness, result_content, tail
+from sdk_harness import (
+    KEYS_EXTRA,
+    KEYS_MAY_MISS,
+    NOT_REPORTED,
+    Harness,
+    case_summary,
+    result_content,
+    tail,
+)
 
 from claude_print import contract
 
@@ -96,13 +103,7 @@ def run_case(
         env=sandbox.env(NODE_PATH=str(modules), **env),
         timeout=PROCESS_TIMEOUT,
     )
-    stderr = proc.stderr.decode("utf-8", "replace")
-    assert proc.returncode == 0, f"ts_sdk_cases.mjs exited {proc.returncode}:\n{stderr}"
-    text = proc.stdout.decode("utf-8", "replace").strip()
-    assert text, f"ts_sdk_cases.mjs printed nothing:\n{stderr}"
-    text = text.replace(str(workdir), "$WORKDIR")
-    summary: Dict[str, Any] = json.loads(text.splitlines()[-1])
-    return summary, stderr
+    return case_summary(proc, "ts_sdk_cases.mjs", {str(workdir): "$WORKDIR"})
 
 
 def view(summary: Dict[str, Any]) -> List[Dict[str, Any]]:

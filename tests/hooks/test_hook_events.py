@@ -73,24 +73,21 @@ def run_watched(
     )
 
 
-@pytest.fixture
-def relay(tmp_path: Path) -> Any:
-    hooks = {
-        "PreToolUse": [
-            {
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": "cat; printf 'out\\0x'; echo \"err $X\" >&2; exit 2",
-                    }
-                ]
-            }
-        ],
-        "Stop": [{"hooks": [{"type": "command", "command": "true"}]}],
-    }
-    relay = Relay(tmp_root=str(tmp_path), user_settings={"hooks": hooks}, watch_hooks=True)
-    yield relay
-    relay.close()
+WATCHED_HOOKS = {
+    "PreToolUse": [
+        {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": "cat; printf 'out\\0x'; echo \"err $X\" >&2; exit 2",
+                }
+            ]
+        }
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "true"}]}],
+}
+# The `relay` fixture's (tests/conftest.py): the user's hooks above, watched.
+RELAY_OPTIONS = {"user_settings": {"hooks": WATCHED_HOOKS}, "watch_hooks": True}
 
 
 def test_the_watch_script_hands_back_output_and_exit_code_unchanged(relay: Relay) -> None:

@@ -42,13 +42,6 @@ from claude_print.hooks.relay import (
 )
 
 
-@pytest.fixture
-def relay(tmp_path: Path) -> Iterator[Relay]:
-    r = Relay(tmp_root=str(tmp_path))
-    yield r
-    r.close()
-
-
 def settings_of(relay: Relay) -> Dict[str, Any]:
     with open(relay.settings_path, encoding="utf-8") as f:
         data: Dict[str, Any] = json.load(f)

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 
@@ -25,11 +25,8 @@ from claude_print.hooks.relay import HookEvent, Relay
 WAIT = 20.0
 
 
-@pytest.fixture
-def relay(tmp_path: Path) -> Iterator[Relay]:
-    r = Relay(tmp_root=str(tmp_path), asking=(contract.HOOK_PRE_TOOL_USE,))
-    yield r
-    r.close()
+# The `relay` fixture's (tests/conftest.py).
+RELAY_OPTIONS = {"asking": (contract.HOOK_PRE_TOOL_USE,)}
 
 
 def hook_entry(relay: Relay, event: str) -> Dict[str, Any]:

@@ -7,7 +7,7 @@ import json
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator
+from typing import Any, Dict
 
 import pytest
 
@@ -16,12 +16,8 @@ from claude_print.hooks.hook_settings import MCP_READY_PREFIX, MCP_SETTLED_NAME,
 from claude_print.hooks.relay import Relay
 from claude_print.mcp.mcp_structured import Server
 
-
-@pytest.fixture
-def relay(tmp_path: Path) -> Iterator[Relay]:
-    r = Relay(tmp_root=str(tmp_path), structured=True)
-    yield r
-    r.close()
+# The `relay` fixture's (tests/conftest.py).
+RELAY_OPTIONS = {"structured": True}
 
 
 def run_hook(

@@ -8,22 +8,14 @@ import select
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
 
-import pytest
 from checks import eventually
 
 from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.mcp import mcp_gate, sdk_mcp
 
 NAME = "calc $(touch pwned) 'x' y"  # a caller's server name is untrusted text
-
-
-@pytest.fixture
-def relay(tmp_path: Path) -> Iterator[Relay]:
-    r = Relay(tmp_root=str(tmp_path))
-    yield r
-    r.close()
 
 
 def start_bridge(relay: Relay, ready: Path) -> subprocess.Popen[bytes]:

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 from harness import ROOT, Sandbox, entrypoints
+from image_bytes import GIF_1X1, image_block
 
 from claude_print import contract
 from claude_print.hooks.hook_settings import ExtraHook, hook_settings
@@ -55,21 +56,12 @@ PNG = bytes.fromhex(
 )
 
 
-def image_block(data: bytes, media_type: str = "image/png") -> Dict[str, Any]:
-    encoded = base64.b64encode(data).decode("ascii")
-    source = {"type": "base64", "media_type": media_type, "data": encoded}
-    return {"type": "image", "source": source}
-
-
 def test_user_text_takes_images_after_the_text_in_their_order() -> None:
-    gif = bytes.fromhex(  # 1x1, written out
-        "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
-    )
-    blocks = [image_block(PNG), {"type": "text", "text": "look"}, image_block(gif, "image/png")]
+    blocks = [image_block(PNG), {"type": "text", "text": "look"}, image_block(GIF_1X1, "image/png")]
     text, problem, images = stream_input.user_text(user(blocks))
     assert (text, problem) == ("look", "")
     # The media type is the bytes' (as the TUI and claude -p tell it), not the label's.
-    assert images == (Image("image/png", PNG), Image("image/gif", gif))
+    assert images == (Image("image/png", PNG), Image("image/gif", GIF_1X1))
 
 
 @pytest.mark.parametrize(

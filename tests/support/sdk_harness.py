@@ -4,10 +4,12 @@ real CLI's messages, and a case program's summary."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import subprocess
 import sys
-from typing import Any, Dict, List, Set
+from typing import Any, Dict, List, Set, Tuple
 
 from harness import Sandbox
 
@@ -105,3 +107,19 @@ NOT_REPORTED = ("task_updated", "background_tasks_changed")
 
 def tail(text: str) -> str:
     return text if len(text) <= TRACE_TAIL else "...\n" + text[-TRACE_TAIL:]
+
+
+def case_summary(
+    proc: subprocess.CompletedProcess[bytes], program: str, paths: Dict[str, str]
+) -> Tuple[Dict[str, Any], str]:
+    """A case program's (sdk_cases.py, ts_sdk_cases.mjs) summary, its last line of JSON,
+    with each path of `paths` written as its placeholder, and its stderr. The program
+    must have exited 0 and printed a summary."""
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 0, f"{program} exited {proc.returncode}; stderr:\n{stderr}"
+    text = proc.stdout.decode("utf-8", "replace").strip()
+    assert text, f"{program} printed no summary; stderr:\n{stderr}"
+    for path, placeholder in paths.items():
+        text = text.replace(path, placeholder)
+    summary: Dict[str, Any] = json.loads(text.splitlines()[-1])
+    return summary, stderr

@@ -8,11 +8,11 @@ import os
 import stat
 import struct
 import subprocess
-import zlib
 from pathlib import Path
 from typing import List, Tuple
 
 import pytest
+from image_bytes import GIF_1X1, png
 
 from claude_print import contract
 from claude_print.tui.delivery import check_submitted
@@ -192,27 +192,9 @@ def test_the_tui_s_source_note_is_known() -> None:
     assert not is_source_note({**note, "message": {"content": [text]}})
 
 
-def real_png(width: int, height: int) -> bytes:
-    raw = b"".join(b"\x00" + b"\x10\x20\x30" * width for _ in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
-
-
 WHOLE = {
-    "image/png": real_png(3, 2),
-    "image/gif": bytes.fromhex(
-        "4749463839610100010080000000000000ffffff21f90401000000002c00000000010001000002024401003b"
-    ),
+    "image/png": png(3, 2),
+    "image/gif": GIF_1X1,
     # The frame's parts only (SOI, APP0, SOF0 of 1x1, SOS, EOI): what whole() reads.
     "image/jpeg": bytes.fromhex(
         "ffd8ffe000104a46494600010100000100010000ffc0000b080001000101011100"
@@ -257,5 +239,5 @@ def sniff_prefix(media_type: str) -> bytes:
 
 
 def test_a_png_of_no_pixels_is_refused() -> None:
-    empty = real_png(3, 2).replace(struct.pack(">II", 3, 2), struct.pack(">II", 0, 2), 1)
+    empty = png(3, 2).replace(struct.pack(">II", 3, 2), struct.pack(">II", 0, 2), 1)
     assert not whole(empty, "image/png")
