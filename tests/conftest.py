@@ -24,7 +24,14 @@ sys.path.insert(0, str(SUPPORT))
 pytest.register_assert_rewrite(*sorted(p.stem for p in SUPPORT.glob("*.py")))
 
 from fake_api import FakeApiServer, seed_home  # noqa: E402
-from harness import TESTS, Sandbox, build_pyz, claude_release, real_claude_paths  # noqa: E402
+from harness import (  # noqa: E402
+    TESTS,
+    Sandbox,
+    build_pyz,
+    claude_release,
+    real_claude_paths,
+    remove_run_dir,
+)
 
 from claude_print.hooks.relay import Relay  # noqa: E402
 
@@ -177,12 +184,16 @@ def fake_api() -> Iterator[FakeApiServer]:
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path, fake_api: FakeApiServer) -> Sandbox:
+def sandbox(tmp_path: Path, fake_api: FakeApiServer) -> Iterator[Sandbox]:
     home, project, tmp = tmp_path / "home", tmp_path / "project", tmp_path / "tmp"
     for d in (home, project, tmp):
         d.mkdir()
     seed_home(home)
-    return Sandbox(home, project, tmp, fake_api.url)
+    box = Sandbox(home, project, tmp, fake_api.url)
+    yield box
+    # Its runtime dir is in /tmp (harness.run_dir); the fixtures built on the sandbox
+    # (warm_sandbox: the keepers stopped) have ended before this.
+    remove_run_dir(box)
 
 
 @pytest.fixture

@@ -18,16 +18,8 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 from checks import assert_exit
 from fake_api import FakeApiServer, announced_mcp_tools
-from harness import SUPPORT, Sandbox, run_claude_print
-from warm_helpers import (
-    git,
-    keeper_ready,
-    run_dir,
-    stop_keepers,
-    wait_until,
-    warm_env,
-    warm_up_until_ready,
-)
+from harness import SUPPORT, Sandbox, run_claude_print, run_dir
+from warm_helpers import git, keeper_ready, stop_keepers, wait_until, warm_env, warm_up_until_ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

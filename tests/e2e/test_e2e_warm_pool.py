@@ -19,8 +19,8 @@ from typing import Any, Dict, List, Tuple
 import pytest
 from checks import assert_exit
 from fake_api import FakeApiServer
-from harness import RUN_TIMEOUT, Sandbox, run_claude_print
-from warm_helpers import run_dir, sockets, stop_keepers, wait_until, warm_env
+from harness import RUN_TIMEOUT, Sandbox, run_claude_print, run_dir
+from warm_helpers import sockets, stop_keepers, wait_until, warm_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 

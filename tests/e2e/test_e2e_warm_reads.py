@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import List, Set, Tuple
 
 import pytest
-from harness import Sandbox
-from warm_helpers import git, run_dir, stop_keepers, warm_env, warm_up_until_ready
+from harness import Sandbox, run_dir
+from warm_helpers import git, stop_keepers, warm_env, warm_up_until_ready
 
 from claude_print.warm_start import fingerprint
 

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
@@ -106,6 +107,25 @@ class Sandbox:
 
     def transcripts(self) -> List[Path]:
         return sorted((self.home / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+_RUN_DIRS: Dict[Path, Path] = {}  # a sandbox's HOME -> its runtime dir
+
+
+def run_dir(sandbox: Sandbox) -> Path:
+    """The sandbox's XDG_RUNTIME_DIR (the warm start's sockets), made on first use: in
+    /tmp, not in tmp_path, as a socket's path must be short (108 bytes). The sandbox
+    fixture removes it when the test is over (remove_run_dir)."""
+    if sandbox.home not in _RUN_DIRS:
+        _RUN_DIRS[sandbox.home] = Path(tempfile.mkdtemp(prefix="cp-run-", dir="/tmp"))
+    return _RUN_DIRS[sandbox.home]
+
+
+def remove_run_dir(sandbox: Sandbox) -> None:
+    """The sandbox's runtime dir gone, if run_dir made one."""
+    path = _RUN_DIRS.pop(sandbox.home, None)
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def run_claude_print(

@@ -9,27 +9,16 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import pytest
 from checks import assert_exit
-from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
+from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print, run_dir
 
 MOCK = str(MOCK_CLAUDE)
 WAIT = 60.0  # generous bound for a keeper to appear or go
-
-
-_RUN_DIRS: Dict[Path, Path] = {}
-
-
-def run_dir(sandbox: Sandbox) -> Path:
-    """The sandbox's XDG_RUNTIME_DIR: short, as a socket's path must be (108 bytes)."""
-    if sandbox.home not in _RUN_DIRS:
-        _RUN_DIRS[sandbox.home] = Path(tempfile.mkdtemp(prefix="cp-run-", dir="/tmp"))
-    return _RUN_DIRS[sandbox.home]
 
 
 def warm_env(sandbox: Sandbox, **extra: str) -> Dict[str, str]:

@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 from checks import assert_exit
-from harness import RUN_TIMEOUT, Sandbox, run_claude_print
+from harness import RUN_TIMEOUT, Sandbox, run_claude_print, run_dir
 from warm_helpers import (
     MOCK,
     keeper_pid,
-    run_dir,
     run_warm,
     sockets,
     start_warm,
@@ -58,13 +56,6 @@ def wait_for_ready(sandbox: Sandbox) -> Path:
     lock = path.with_suffix(".lock")
     wait_until(f"{lock} to say ready", lambda: lock.read_bytes() == b"ready\n")
     return path
-
-
-@pytest.fixture
-def warm_sandbox(sandbox: Sandbox) -> Iterator[Sandbox]:
-    yield sandbox
-    stop_keepers(sandbox)
-    shutil.rmtree(run_dir(sandbox))
 
 
 def test_second_run_adopts_the_keeper_and_prints_the_same(warm_sandbox: Sandbox) -> None:

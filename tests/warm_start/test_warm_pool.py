@@ -26,11 +26,9 @@ from checks import assert_exit
 from harness import MOCK_CLAUDE, RUN_TIMEOUT, Sandbox, run_claude_print
 from warm_helpers import (
     keeper_pid,
-    run_dir,
     run_warm,
     sockets,
     start_warm,
-    stop_keepers,
     wait_until,
     warm_env,
     was_warm,
@@ -492,13 +490,6 @@ def test_a_booting_keeper_that_takes_the_request_in_time_runs_the_prompt(
 # --- the pool with mock_claude: --warm-up, runs at once, top-up --------------------------
 
 MOCK = str(MOCK_CLAUDE)
-
-
-@pytest.fixture
-def warm_sandbox(sandbox: Sandbox) -> Iterator[Sandbox]:
-    yield sandbox
-    stop_keepers(sandbox)
-    shutil.rmtree(run_dir(sandbox))
 
 
 def slot_files(sandbox: Sandbox, suffix: str) -> List[str]:
