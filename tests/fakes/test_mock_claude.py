@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MOCK = ROOT / "mock_claude" / "claude"
 ROWS, COLS = 40, 100
 CARET = "\u276f"  # what Claude Code puts before the highlighted entry and the input
