@@ -5,7 +5,7 @@
     python3 bench/bench.py [--release 2.1.197,2.1.330 | --claude BIN] [--runs N]
                            [--parallel 20] [--quick]
 
-Starts the fake Messages API (tests/fake_api.py) in this process and drives the real
+Starts the fake Messages API (tests/support/fake_api.py) in this process and drives the real
 Claude Code of each release (scripts/install-claude-code) from a throw-away HOME. Everything
 runs on the same machine in the same run, so the figures compare like with like:
 
@@ -98,7 +98,7 @@ Stats = Dict[str, Any]
 
 
 def _load_fake_api() -> Any:
-    """tests/fake_api.py (the fake API, the pinned Claude Code, the seeded HOME)."""
+    """tests/support/fake_api.py (the fake API, the pinned Claude Code, the seeded HOME)."""
     spec = importlib.util.spec_from_file_location(
         "fake_api", ROOT / "tests" / "support" / "fake_api.py"
     )
@@ -113,7 +113,8 @@ FAKE_API: Any = _load_fake_api()
 
 
 class Api:
-    """tests/fake_api.py's server in a thread; remembers when each turn's request came in."""
+    """tests/support/fake_api.py's server in a thread; remembers when each turn's request
+    came in."""
 
     def __init__(self) -> None:
         module = FAKE_API

@@ -1,6 +1,6 @@
 """Measure what N parallel runs do with one stored subscription login whose access token
 has expired (or is about to): `claude -p` against claude-print, on the fake API and the
-fake OAuth server of tests/ (tests/fake_oauth.py: single-use rotating refresh tokens).
+fake OAuth server of tests/ (tests/support/fake_oauth.py: single-use rotating refresh tokens).
 
     python3 bench/oauth_race.py --binary PATH --mode claude-p --runs 20 --trials 3
 

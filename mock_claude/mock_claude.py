@@ -71,7 +71,7 @@ Scenarios (MOCK_CLAUDE_SCENARIO):
     drop_enter         ignore the first Enter after a paste (the real TUI under load)
     ignore_paste       bracketed pastes never reach the input box
 
-The answer is "ACK <len(prompt)> <sha256(prompt)[:12]>" like tests/fake_api.py, which
+The answer is "ACK <len(prompt)> <sha256(prompt)[:12]>" like tests/support/fake_api.py, which
 also honours the same prompt directives: [[reply:TEXT]], [[error:STATUS]],
 [[tool:NAME:COMMAND]], [[sleep:SECS]], and "2+2" -> "The answer is 4.".
 

@@ -245,7 +245,7 @@ def test_denial_fallback_matches_repeated_calls_in_order() -> None:
 
 
 def test_an_unreadable_mcp_config_reaches_claude_code_as_given(sandbox: Sandbox) -> None:
-    """claude-print gates the servers of a config it can read (tests/test_mcp_gate.py,
+    """claude-print gates the servers of a config it can read (tests/mcp/test_mcp_gate.py,
     and end to end test_e2e_forwarded.py); one it cannot read goes on unchanged, with
     the values beside it, for Claude Code to report in its own words."""
     values = ["/nonexistent/mcp.json", '{"mcpServers": {}}']

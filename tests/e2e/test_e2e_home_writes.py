@@ -3,7 +3,7 @@
 Both sides run the same prompt at once in twin sandboxes (a fresh HOME each, with a
 stored login as users have); every file created, changed or deleted anywhere under HOME
 and the work dir is compared, but Claude Code's own session bookkeeping
-(tests/slash_space.BOOKKEEPING: the transcript, ~/.claude.json, history...). Issue 41:
+(tests/support/slash_space.BOOKKEEPING: the transcript, ~/.claude.json, history...). Issue 41:
 the TUI registered itself as the claude-cli:// URL handler
 (~/.local/share/applications/claude-code-url-handler.desktop) on every run.
 """

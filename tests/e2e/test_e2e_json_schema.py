@@ -2,7 +2,7 @@
 
 claude-print serves `claude -p`'s StructuredOutput tool from its own MCP server
 (claude_print/mcp/mcp_structured.py); the fake model calls it through the
-`[[structured:JSON]]` / `[[structured_bad:JSON]]` directives (tests/fake_api.py).
+`[[structured:JSON]]` / `[[structured_bad:JSON]]` directives (tests/support/fake_api.py).
 
 What `claude -p` prints (measured on 2.1.197 and 2.1.330): success with
 `structured_output` (the tool input) and `result` = its JSON text, `num_turns` 2 (one

@@ -1,7 +1,7 @@
 """A stored subscription login whose access token expires, under parallel runs.
 
 Claude Code renews `~/.claude/.credentials.json` with a single-use refresh token; the
-fake OAuth server (tests/fake_oauth.py) rotates like the real one and, stricter, ends
+fake OAuth server (tests/support/fake_oauth.py) rotates like the real one and, stricter, ends
 the old access tokens at each refresh. Parallel runs must renew it once and all answer
 (Claude Code serialises the refresh under its own lock: pinned here for claude-print
 and `claude -p`), and a run ended while its TUI renews the login (a signal, --timeout)

@@ -1,8 +1,8 @@
 """End to end with the real Claude Agent SDK: claude-print as `cli_path`.
 
-Each case runs tests/sdk_cases.py (the same program that recorded what the SDK sees with
+Each case runs tests/support/sdk_cases.py (the same program that recorded what the SDK sees with
 the real Claude Code CLI, tests/data/sdk/<release>/<case>.json, scripts/capture-sdk-protocol)
-against claude-print driving the real TUI of that release and tests/fake_api.py, and
+against claude-print driving the real TUI of that release and tests/support/fake_api.py, and
 compares a normalised view of the two summaries: per message the class, subtype, texts,
 tool uses and results, the result fields; and the facts of the case (files, callback and
 hook inputs, exceptions). Timings, session id values and uuids are not compared; the raw

@@ -1,7 +1,7 @@
 """Slash prompts against the real thing (issue 29): claude-print beside that release's
 `claude -p`, each in its own HOME and work dir with a stored login, comparing exit code,
 output and side effects (the files a run creates, changes or deletes outside Claude
-Code's session bookkeeping, tests/slash_space.BOOKKEEPING).
+Code's session bookkeeping, tests/support/slash_space.BOOKKEEPING).
 
 What claude-print must do is read off `claude -p`'s live answer, never off claude-print's
 own tables: a panel command's "isn't available" answer is given as is; a prompt that
@@ -70,7 +70,7 @@ PROMPTS = [
     "/review now",
     "/debug",
     # Issue 41: each signed the user out (or ran the built-in) through the TUI, where
-    # claude -p sends it to the model as text (tests/test_slash.SEEDS).
+    # claude -p sends it to the model as text (tests/turns/test_slash.SEEDS).
     "/logout:",
     "/logout\ufe0f",
     "/lo\u034fgout",

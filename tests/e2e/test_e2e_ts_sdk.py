@@ -1,8 +1,8 @@
 """The TypeScript Agent SDK (`@anthropic-ai/claude-agent-sdk`, installed from npm here)
 with claude-print as `pathToClaudeCodeExecutable`, against the same program on the real
-CLI, on the oldest and newest Claude Code of the matrix: the cases of tests/ts_sdk_cases.mjs (plain,
-three turns of one streaming query, `canUseTool`, a hook callback,
-`setPermissionMode` between turns, an in-process MCP tool) must see the
+CLI, on the oldest and newest Claude Code of the matrix: the cases of
+tests/support/ts_sdk_cases.mjs (plain, three turns of one streaming query, `canUseTool`,
+a hook callback, `setPermissionMode` between turns, an in-process MCP tool) must see the
 same messages, keys and results, and leave an interactive session and nothing behind.
 """
 
@@ -118,7 +118,7 @@ def view(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 
 def reported(summary: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The messages claude-print reports (test_e2e_sdk.NOT_REPORTED)."""
+    """The messages claude-print reports (tests/support/sdk_harness.NOT_REPORTED)."""
     return [m for m in summary["messages"] if m.get("subtype") not in NOT_REPORTED]
 
 

@@ -1,6 +1,6 @@
 """The fake API's subscription (OAuth) side, without Claude Code: bearer auth, the quota
-check, the pre-connect HEADs and the usage-limit directive (tests/test_e2e_oauth.py), and
-the fake OAuth server's rotating refresh tokens (tests/test_e2e_oauth_refresh.py)."""
+check, the pre-connect HEADs and the usage-limit directive (tests/e2e/test_e2e_oauth.py), and
+the fake OAuth server's rotating refresh tokens (tests/e2e/test_e2e_oauth_refresh.py)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def test_subscription_env_drops_the_api_key() -> None:
     assert "127.0.0.1" in env["NO_PROXY"]
 
 
-# --- the rotating token endpoint (tests/fake_oauth.py) ----------------------------------
+# --- the rotating token endpoint (tests/support/fake_oauth.py) ----------------------------------
 
 
 def test_refresh_tokens_are_single_use(tmp_path: Path) -> None:

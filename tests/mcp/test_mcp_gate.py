@@ -1,6 +1,6 @@
 """--mcp-config: reading the user's documents, gating their stdio servers, and the gate
 itself, run as Claude Code runs it (a subprocess speaking JSON-RPC lines) in front of
-tests/mcp_echo.py."""
+tests/support/mcp_echo.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """--file: the specs read as `claude -p` reads them, the uploads folder, and the
-downloads themselves against the fake Files API (tests/fake_api.py) on 127.0.0.1."""
+downloads themselves against the fake Files API (tests/support/fake_api.py) on 127.0.0.1."""
 
 from __future__ import annotations
 

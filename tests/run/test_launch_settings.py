@@ -32,7 +32,7 @@ def test_the_users_status_line_gives_way_to_an_empty_one(
 # --- stream-json images: the TUI's clipboard tools are claude-print's own ---------------
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
-# The TUI's image reads on Ctrl+V (2.1.332's; tests/test_images.py has every release's).
+# The TUI's image reads on Ctrl+V (2.1.332's; tests/tui/test_images.py has every release's).
 IMAGE_READS = [
     ["xclip", "-selection", "clipboard", "-o", "-t", "image/png"],
     ["wl-paste", "--type", "image/png"],

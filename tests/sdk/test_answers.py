@@ -1,6 +1,6 @@
 """claude_print.sdk.answers: the caller's hooks read from `initialize`, and its answers
 (`can_use_tool`, `hook_callback`) as the relayed hooks' outputs. The whole round trip
-through the relay: tests/test_stream_input.py and tests/test_e2e_sdk.py."""
+through the relay: tests/sdk/test_stream_input.py and tests/e2e/test_e2e_sdk.py."""
 
 from __future__ import annotations
 

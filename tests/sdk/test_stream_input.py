@@ -1,6 +1,6 @@
 """--input-format stream-json: the input side's pieces, and whole sessions against
 mock_claude (several turns in one TUI, the control protocol, bad input). The real TUI
-and the real Agent SDK: tests/test_e2e_sdk.py."""
+and the real Agent SDK: tests/e2e/test_e2e_sdk.py."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ request) and ``HEAD /api/hello`` (2.1.330) or ``HEAD /`` (2.1.197). Every reques
 HEAD and GET included, is also counted in ``hits`` (method, path, kind, auth, session).
 
 Every prompt received is appended to ``--log`` (one JSON object a line) so a
-test can compare it byte for byte. Run ``python3 tests/fake_api.py --port 0``;
+test can compare it byte for byte. Run ``python3 tests/support/fake_api.py --port 0``;
 it prints ``listening on http://127.0.0.1:PORT`` once ready.
 """
 
@@ -499,7 +499,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         )
 
     def _authorized(self) -> bool:
-        """With an OAuth authority (tests/fake_oauth.py) attached, a bearer token it did not
+        """With an OAuth authority (tests/support/fake_oauth.py) attached, a bearer token it did not
         issue, or one that has expired, gets the real API's 401."""
         authority = self.server.authority
         auth = self.headers.get("authorization", "")
@@ -643,7 +643,7 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.log_path = log_path
         self.requests: List[Dict[str, Any]] = []
         self.hits: List[Dict[str, Any]] = []  # every request: method, path, kind, auth, session
-        # tests/fake_oauth.py's TokenAuthority: when set, only its live access tokens pass.
+        # tests/support/fake_oauth.py's TokenAuthority: when set, only its live access tokens pass.
         self.authority: Optional[Any] = None
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)

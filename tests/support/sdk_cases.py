@@ -2,9 +2,9 @@
 """Claude Agent SDK cases, run once with the real Claude Code and once with claude-print
 as `cli_path`, so the e2e tests can compare what a program using the SDK sees.
 
-    .venv/bin/python tests/sdk_cases.py --cli-path PATH --case NAME [--workdir DIR]
+    .venv/bin/python tests/support/sdk_cases.py --cli-path PATH --case NAME [--workdir DIR]
 
-The environment is the caller's (HOME, ANTHROPIC_BASE_URL of tests/fake_api.py, ...).
+The environment is the caller's (HOME, ANTHROPIC_BASE_URL of tests/support/fake_api.py, ...).
 Prints ONE JSON object on stdout: the messages the program saw, normalised (class,
 subtype/type, assistant text, tool_use names, raw keys; results with subtype, is_error,
 result, num_turns, session_id, errors) plus facts of the case. An exception (also a

@@ -1,7 +1,7 @@
 // The TypeScript Agent SDK's cases, run once with the real Claude Code and once with
-// claude-print as `pathToClaudeCodeExecutable`; tests/test_e2e_ts_sdk.py compares them.
+// claude-print as `pathToClaudeCodeExecutable`; tests/e2e/test_e2e_ts_sdk.py compares them.
 //
-//   NODE_PATH=<dir with @anthropic-ai/claude-agent-sdk> node tests/ts_sdk_cases.mjs \
+//   NODE_PATH=<dir with @anthropic-ai/claude-agent-sdk> node tests/support/ts_sdk_cases.mjs \
 //       --cli-path PATH --case NAME --workdir DIR
 //
 // Prints ONE JSON line: the messages the program saw, normalised (type/subtype, text,

@@ -30,7 +30,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 GIF = b"GIF89a" + b"\x01\x00\x01\x00\x80\x00\x00" + bytes(10)
 
 # The calls the TUI makes (measured: strings of the binaries, and a logging stand-in run
-# under the real TUI, tests/test_e2e_images.py). (argv, what is asked)
+# under the real TUI, tests/e2e/test_e2e_images.py). (argv, what is asked)
 LIST_CALLS = [
     ["-selection", "clipboard", "-o", "-t", "TARGETS"],  # xclip, 2.1.332
     ["-selection", "clipboard", "-t", "TARGETS", "-o"],  # xclip, 2.1.197 / 2.1.270

@@ -1,5 +1,5 @@
 """claude_print/tui/oauth_refresh.py: the TUI is never ended while Claude Code holds its login
-refresh lock (the e2e side is tests/test_e2e_oauth_refresh.py)."""
+refresh lock (the e2e side is tests/e2e/test_e2e_oauth_refresh.py)."""
 
 from __future__ import annotations
 

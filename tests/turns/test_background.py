@@ -38,7 +38,7 @@ def stop(tasks: Optional[List[Dict[str, Any]]]) -> HookEvent:
     return HookEvent("Stop", payload)
 
 
-# The fake model's answer to the command's notification (tests/fake_api.py).
+# The fake model's answer to the command's notification (tests/support/fake_api.py).
 NOTED = 'Noted completed: Background command "bg" completed (exit code 0)'
 SHELL = {"id": "b1", "type": "shell", "status": "running", "description": "bg"}
 AGENT = {"id": "a1", "type": "subagent", "status": "running", "description": "sub job"}

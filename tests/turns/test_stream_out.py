@@ -2,7 +2,7 @@
 
 Fed with real TUI transcripts (tests/data/cc-*/tui_*.transcript.jsonl: 2.1.197 from the
 first captures; 2.1.270 and 2.1.332 recorded for issue 31 from claude-print runs against
-tests/fake_api.py), one record at a time as the transcript feed hands them over. The
+tests/support/fake_api.py), one record at a time as the transcript feed hands them over. The
 expected events are written out: the init line's place among the records, its model (as
 the release's own `claude -p` names it: tests/data/cc-*/p_plain.stream.jsonl), and the
 `system/permission_denied` note before a denied tool's result.

@@ -133,7 +133,7 @@ def test_the_subagents_messages_are_the_real_clis(tmp_path: Path, release: str, 
         if mine["type"] in ("user", "assistant"):
             assert list(mine) == list(real), view(real)  # the same keys, in the same order
         else:
-            # run_id: known difference (test_e2e_sdk.KEYS_MAY_MISS)
+            # run_id: known difference (tests/support/sdk_harness.KEYS_MAY_MISS)
             assert set(mine) == set(real) - {"run_id"}, view(real)
             assert set(mine.get("usage", {})) == set(real.get("usage", {}))
 
