@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Dict, Set
+from typing import Dict, Optional, Set
 
 from harness import ROOT
 
@@ -290,6 +290,46 @@ def test_every_relative_link_in_the_docs_leads_somewhere() -> None:
             if anchor and markdown is not None and anchor not in github_anchors(markdown):
                 broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
     assert broken == []
+
+
+# A file of tests/ named in the docs: `tests/e2e/test_e2e_sdk.py`, `support/checks.py`, or
+# by its name (`test_relay.py`, `fake_api.py`: the names are unique), maybe with
+# `::function`; a `::function` alone goes on with the file before it on the line.
+NAMED = re.compile(r"(?<![\w/.*<-])((?:[\w-]+/)*[\w-]+\.(?:py|mjs))(?:::(\w+))?|(?<![\w:])::(\w+)")
+
+
+def test_the_tests_the_docs_name_exist() -> None:
+    """A file of tests/ that README.md, AGENTS.md, tests/README.md or docs/ name exists,
+    and so does each `::function` named with it: moving the tests into folders (issue 44)
+    or renaming a test leaves no dead pointer behind."""
+    tests = ROOT / "tests"
+    by_name = {p.name: p for p in tests.rglob("*") if p.suffix in (".py", ".mjs")}
+    pages = [ROOT / "README.md", ROOT / "AGENTS.md", tests / "README.md"]
+    missing = []
+    for page in [*pages, *sorted((ROOT / "docs").glob("*.md"))]:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            current: Optional[Path] = None
+            for file, function, more in NAMED.findall(line):
+                if file:
+                    if file.startswith("tests/"):
+                        current = ROOT / file
+                    elif file.startswith("support/"):
+                        current = tests / file
+                    elif "/" not in file and (file.startswith("test_") or file in by_name):
+                        current = by_name.get(file, tests / file)
+                    else:
+                        current = None  # not a file of tests/ (claude_print/..., scripts)
+                        continue
+                    if not current.is_file():
+                        missing.append(f"{page.name}: {file}")
+                        current = None
+                        continue
+                function = function or more
+                if function and current is not None:
+                    code = current.read_text(encoding="utf-8")
+                    if not re.search(rf"^(?:async def|def|class) {function}\b", code, re.M):
+                        missing.append(f"{page.name}: {current.name}::{function}")
+    assert missing == []
 
 
 def test_the_readme_is_read_in_one_sitting() -> None:
