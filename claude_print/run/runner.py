@@ -48,6 +48,7 @@ from claude_print.turns.results import Results
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import ResultOut, Stopped, Submitted, advance
 from claude_print.turns.turn_watch import Rules, TurnWatch, Verdict, ended_early
 
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
@@ -217,7 +218,7 @@ class Session(EventLoop):
         self.start()
         self._pump(self.keyed(self._boot_step, READY))
         if self.delivery == "argv":  # it went in by itself at the box
-            self.turn.submitted_at = time.monotonic()
+            advance(self.turn, Submitted(time.monotonic()))
 
     def take_turn(self, turn: Turn) -> int:
         """One prompt of a booted one-prompt session (a warm keeper's, keeper.py)."""
@@ -252,7 +253,7 @@ class Session(EventLoop):
         self.turn = turn
         self.trace(f"/{decision.command}: answered as claude -p {self.facts.version} does")
         code = self._end(ended_early(decision.text, self.trace))
-        turn.done = True
+        advance(turn, ResultOut())
         return code
 
     def _boot_step(self, now: float) -> Optional[Union[bytes, str]]:
@@ -287,17 +288,18 @@ class Session(EventLoop):
             )
             self._pump(self.keyed(self._deliver_step, DELIVERED))
             self.delivering = None
-            turn.submitted_at = time.monotonic()
+            submitted = time.monotonic()
+            advance(turn, Submitted(submitted))
             if self.multi_turn and self.emitter.streams_events:
                 self.stream.init_at_submission()  # as the CLI does
-            self._press_interrupt(turn.submitted_at, " (it came before the prompt went in)")
+            self._press_interrupt(submitted, " (it came before the prompt went in)")
         self.rendering = False
         self.watch = self._watch(turn)
         verdict = self._pump(self.watch.step)
         if not self.multi_turn:
             return self._until_work_ends(turn, verdict)
         code = self._end(verdict)
-        turn.done = True
+        advance(turn, ResultOut())
         self.after = self.follower.after(turn, verdict, time.monotonic())
         return code
 
@@ -316,7 +318,7 @@ class Session(EventLoop):
                 break
             ctx = self._context()
             code = self._end(verdict, ctx, final=False) if every else None
-            turn.done = True
+            advance(turn, ResultOut())
             if not self._follows(wait):
                 self.turn = turn
                 return self._end(verdict, ctx) if code is None else code
@@ -326,7 +328,7 @@ class Session(EventLoop):
             self.watch = self._watch(turn)
             verdict = self._pump(self.watch.step)
         code = self._end(verdict)
-        turn.done = True
+        advance(turn, ResultOut())
         return code
 
     def _after_input(self, code: int) -> int:
@@ -346,7 +348,7 @@ class Session(EventLoop):
         self.turn = turn
         now = time.monotonic()
         for event in self.later_stops:
-            turn.stopped(event, now)
+            advance(turn, Stopped(event, now))
         self.later_stops = []
 
     def _next_input(self, now: float) -> Optional[Union[Prompt, Turn]]:
