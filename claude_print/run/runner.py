@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Callable, List, Optional, TypeVar, Union, cast
+from typing import TYPE_CHECKING, List, Optional, TypeVar, Union, cast
 
 from claude_print import contract
 from claude_print.errors import (
-    EXIT_INTERRUPTED,
     EXIT_OK,
     ClaudePrintError,
 )
@@ -30,10 +29,10 @@ from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.options import Options, new_session_id, permission_mode
-from claude_print.printing.emit import Emitter, Trace, report_failure
+from claude_print.printing.emit import Emitter, Trace
 from claude_print.run import launch
 from claude_print.run.event_loop import EventLoop
-from claude_print.run.signals import Interrupted, SignalPipe
+from claude_print.run.signals import SignalPipe
 from claude_print.tui import release
 from claude_print.tui.boot import READY, Boot, StartupScreens
 from claude_print.tui.delivery import DELIVERED, Delivery, choose_delivery, paste_refusal
@@ -427,53 +426,4 @@ class Session(EventLoop):
         )
 
 
-def _ms(seconds: float) -> int:
-    return int(seconds * 1000)
-
-
-def run(options: Options, started: Optional[float] = None) -> int:
-    """The run; `started` (monotonic) is when claude-print began, for --timeout."""
-    started = time.monotonic() if started is None else started
-    # --verbose means what it means to claude -p (stream-json callers always pass it):
-    # claude-print's own lines have their own switch.
-    trace = Trace(options.trace, started)
-    emitter = Emitter(options.output_format, options.verbose)
-    try:
-        session = Session(options, trace, emitter, started)
-    except ClaudePrintError as exc:
-        report_failure(exc, options.output_format)
-        return exc.exit_code
-    try:
-        return guarded(session, session.run)
-    finally:
-        session.close()
-
-
-def guarded(session: Session, body: Callable[[], int]) -> int:
-    """`body`'s exit code; a failure or an interruption reported as `claude -p` would."""
-    options, started = session.options, session.started
-    try:
-        return body()
-    except ClaudePrintError as exc:
-        report_failure(
-            exc,
-            options.output_format,
-            session_id=session.session_id or "",
-            duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
-        )
-        return exc.exit_code
-    except Interrupted as exc:
-        if session.child is not None:
-            session.child.pass_on(exc.signum)
-        report_failure(
-            ClaudePrintError(f"interrupted by {exc}", EXIT_INTERRUPTED, "error_interrupted"),
-            options.output_format,
-            session_id=session.session_id or "",
-            duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
-        )
-        return EXIT_INTERRUPTED
-
-
-__all__ = ["Emitter", "Session", "Trace", "guarded", "report_failure", "run"]
+__all__ = ["Session"]
