@@ -61,11 +61,16 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
     try:
         try:
             held.boot(until=started + BOOT_LIMIT)
-            claim.mark(READY_MARK)
+        except ClaudePrintError as exc:
+            handover.record_failure(claim.paths, f"its TUI did not get ready: {exc}")
+            return 1
+        handover.clear_failure(claim.paths)
+        claim.mark(READY_MARK)
+        try:
             until = time.monotonic() + options.warm
             conn = held.wait(lambda now: _accept(listener), [listener.fileno()], until)
         except ClaudePrintError:
-            return 1  # a boot that fails, or nobody came: the TUI goes with it
+            return 1  # nobody came: the TUI goes with it
         # One run only: later ones find no socket and start a keeper of their own.
         listener.close()
         claim.release()
