@@ -2,7 +2,7 @@
 
 The command line (cli) builds an Options; the runner reads it. Keeping both apart
 from cli means the runner needs nothing from the command line's module (no import
-circle: cli calls runner.run). Which way the prompt goes in is the delivery's choice
+circle: cli calls run.entry.run). Which way the prompt goes in is the delivery's choice
 (`delivery.choose_delivery`).
 """
 

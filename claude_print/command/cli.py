@@ -424,9 +424,9 @@ def _main(argv: Sequence[str]) -> int:
         return exc.exit_code
     if code is None:
         # Imported here: a warm run hands its prompt over without the session's modules.
-        from claude_print.run import runner
+        from claude_print.run import entry
 
-        code = runner.run(options, started)
+        code = entry.run(options, started)
     if options.warm and code in (EXIT_OK, EXIT_ASSISTANT_ERROR):
         from claude_print.warm_start import warm
 

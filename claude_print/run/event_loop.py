@@ -45,6 +45,7 @@ from claude_print.turns.results import Results
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import DONE, EscPressed, Stopped, advance
 from claude_print.turns.turn_watch import TRANSCRIPT_POLL, TurnWatch, prompt_recorded
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ class EventLoop:
         watch = self.watch
         if self.rendering:
             wake.append(now + 0.1)  # dialog quiet gaps, screen grace periods, startup deadline
-        elif watch is not None and watch.turn is self.turn and not self.turn.done:
+        elif watch is not None and watch.turn is self.turn and self.turn.state is not DONE:
             wake.append(watch.wake_at(now))
         else:
             wake.append(now + self.idle_poll)  # between turns: stdin, hooks, the child
@@ -240,7 +241,7 @@ class EventLoop:
     def _on_stdin(self, now: float) -> None:
         assert self.channel is not None
         turn = self.turn
-        busy = turn.submitted_at is not None and not turn.done
+        busy = turn.submitted_at is not None and turn.state is not DONE
         # A prompt being loaded is a turn the CLI would have under way: its interrupt
         # waits for the Enter (an Esc now would hit the loading box).
         self.channel.take_ready(now, busy or self.delivering is not None)
@@ -254,7 +255,7 @@ class EventLoop:
                 self.trace(f"interrupt: held until the TUI records the prompt{why}")
                 return  # the turn's watch presses it (turn_watch.HELD_INTERRUPT_LIMIT)
             self.trace(f"interrupt: pressing Esc{why}")
-            turn.interrupt_at = now
+            advance(turn, EscPressed(now))
             self.keys.press_now(contract.KEY_ESCAPE, now)
 
     def _on_hook(self, event: HookEvent, now: float) -> None:
@@ -281,7 +282,7 @@ class EventLoop:
                 # notification) before this one's end was read: that turn's, not ours.
                 self.later_stops.append(event)
                 return
-            turn.stopped(event, now)
+            advance(turn, Stopped(event, now))
 
     def _stop_of_a_later_turn(self, event: HookEvent) -> bool:
         """A Stop whose `prompt_id` is not the turn's (once the transcript has named

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Callable, List, Optional, TypeVar, Union, cast
+from typing import TYPE_CHECKING, List, Optional, TypeVar, Union, cast
 
 from claude_print import contract
 from claude_print.errors import (
-    EXIT_INTERRUPTED,
     EXIT_OK,
     ClaudePrintError,
 )
@@ -30,10 +29,10 @@ from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.options import Options, new_session_id, permission_mode
-from claude_print.printing.emit import Emitter, Trace, report_failure
+from claude_print.printing.emit import Emitter, Trace
 from claude_print.run import launch
 from claude_print.run.event_loop import EventLoop
-from claude_print.run.signals import Interrupted, SignalPipe
+from claude_print.run.signals import SignalPipe
 from claude_print.tui import release
 from claude_print.tui.boot import READY, Boot, StartupScreens
 from claude_print.tui.delivery import DELIVERED, Delivery, choose_delivery, paste_refusal
@@ -48,6 +47,7 @@ from claude_print.turns.results import Results
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import ResultOut, Stopped, Submitted, advance
 from claude_print.turns.turn_watch import Rules, TurnWatch, Verdict, ended_early
 
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
@@ -217,7 +217,7 @@ class Session(EventLoop):
         self.start()
         self._pump(self.keyed(self._boot_step, READY))
         if self.delivery == "argv":  # it went in by itself at the box
-            self.turn.submitted_at = time.monotonic()
+            advance(self.turn, Submitted(time.monotonic()))
 
     def take_turn(self, turn: Turn) -> int:
         """One prompt of a booted one-prompt session (a warm keeper's, keeper.py)."""
@@ -252,7 +252,7 @@ class Session(EventLoop):
         self.turn = turn
         self.trace(f"/{decision.command}: answered as claude -p {self.facts.version} does")
         code = self._end(ended_early(decision.text, self.trace))
-        turn.done = True
+        advance(turn, ResultOut())
         return code
 
     def _boot_step(self, now: float) -> Optional[Union[bytes, str]]:
@@ -287,17 +287,18 @@ class Session(EventLoop):
             )
             self._pump(self.keyed(self._deliver_step, DELIVERED))
             self.delivering = None
-            turn.submitted_at = time.monotonic()
+            submitted = time.monotonic()
+            advance(turn, Submitted(submitted))
             if self.multi_turn and self.emitter.streams_events:
                 self.stream.init_at_submission()  # as the CLI does
-            self._press_interrupt(turn.submitted_at, " (it came before the prompt went in)")
+            self._press_interrupt(submitted, " (it came before the prompt went in)")
         self.rendering = False
         self.watch = self._watch(turn)
         verdict = self._pump(self.watch.step)
         if not self.multi_turn:
             return self._until_work_ends(turn, verdict)
         code = self._end(verdict)
-        turn.done = True
+        advance(turn, ResultOut())
         self.after = self.follower.after(turn, verdict, time.monotonic())
         return code
 
@@ -316,7 +317,7 @@ class Session(EventLoop):
                 break
             ctx = self._context()
             code = self._end(verdict, ctx, final=False) if every else None
-            turn.done = True
+            advance(turn, ResultOut())
             if not self._follows(wait):
                 self.turn = turn
                 return self._end(verdict, ctx) if code is None else code
@@ -326,7 +327,7 @@ class Session(EventLoop):
             self.watch = self._watch(turn)
             verdict = self._pump(self.watch.step)
         code = self._end(verdict)
-        turn.done = True
+        advance(turn, ResultOut())
         return code
 
     def _after_input(self, code: int) -> int:
@@ -346,7 +347,7 @@ class Session(EventLoop):
         self.turn = turn
         now = time.monotonic()
         for event in self.later_stops:
-            turn.stopped(event, now)
+            advance(turn, Stopped(event, now))
         self.later_stops = []
 
     def _next_input(self, now: float) -> Optional[Union[Prompt, Turn]]:
@@ -425,53 +426,4 @@ class Session(EventLoop):
         )
 
 
-def _ms(seconds: float) -> int:
-    return int(seconds * 1000)
-
-
-def run(options: Options, started: Optional[float] = None) -> int:
-    """The run; `started` (monotonic) is when claude-print began, for --timeout."""
-    started = time.monotonic() if started is None else started
-    # --verbose means what it means to claude -p (stream-json callers always pass it):
-    # claude-print's own lines have their own switch.
-    trace = Trace(options.trace, started)
-    emitter = Emitter(options.output_format, options.verbose)
-    try:
-        session = Session(options, trace, emitter, started)
-    except ClaudePrintError as exc:
-        report_failure(exc, options.output_format)
-        return exc.exit_code
-    try:
-        return guarded(session, session.run)
-    finally:
-        session.close()
-
-
-def guarded(session: Session, body: Callable[[], int]) -> int:
-    """`body`'s exit code; a failure or an interruption reported as `claude -p` would."""
-    options, started = session.options, session.started
-    try:
-        return body()
-    except ClaudePrintError as exc:
-        report_failure(
-            exc,
-            options.output_format,
-            session_id=session.session_id or "",
-            duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
-        )
-        return exc.exit_code
-    except Interrupted as exc:
-        if session.child is not None:
-            session.child.pass_on(exc.signum)
-        report_failure(
-            ClaudePrintError(f"interrupted by {exc}", EXIT_INTERRUPTED, "error_interrupted"),
-            options.output_format,
-            session_id=session.session_id or "",
-            duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
-        )
-        return EXIT_INTERRUPTED
-
-
-__all__ = ["Emitter", "Session", "Trace", "guarded", "report_failure", "run"]
+__all__ = ["Session"]

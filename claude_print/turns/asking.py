@@ -18,6 +18,7 @@ from claude_print.errors import ClaudePrintError
 from claude_print.hooks.relay import HookEvent
 from claude_print.mcp.sdk_mcp import MCP_EVENT, error_response
 from claude_print.turns.turn import Turn, denials_with_ids
+from claude_print.turns.turn_state import BudgetReached, advance
 
 if TYPE_CHECKING:
     from claude_print.records.summary import TurnSummary
@@ -115,7 +116,7 @@ class AskingHooks:
         no tool of a call that reached the budget; the PreToolUse hook stops there too."""
         if self.budget is None or summary.total_cost_usd < self.budget:
             return None
-        turn.budget_spent = True
+        advance(turn, BudgetReached())
         return dict(contract.BUDGET_STOP)
 
     def _ask_can_use_tool(self, event: HookEvent, tool_use_id: str, turn: Turn) -> None:

@@ -35,6 +35,7 @@ from typing import (
 )
 
 from claude_print import contract
+from claude_print.turns.turn_state import Submitted, advance
 
 if TYPE_CHECKING:
     from claude_print.hooks.relay import HookEvent
@@ -193,7 +194,8 @@ class Follower:
     def begun(self, wait: BackgroundWait, now: float) -> Turn:
         """The TUI started `wait.turn`: it is watched from now (its duration_ms too)."""
         self.trace("the TUI started a turn for a background task's notification")
-        wait.turn.started = wait.turn.submitted_at = now
+        wait.turn.started = now
+        advance(wait.turn, Submitted(now))
         return wait.turn
 
     def follows(self, wait: BackgroundWait, pump: Pump, now: Callable[[], float]) -> bool:

@@ -7,17 +7,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from claude_print.hooks.relay import HookEvent
+from claude_print.turns.turn_state import TYPING, State
 
 if TYPE_CHECKING:
     from claude_print.records.summary import TurnSummary
     from claude_print.records.transcript import Record
     from claude_print.tui.images import Image
 
-TRANSCRIPT_SETTLE = 3.0  # after Stop, how long to wait for the turn's last records
-
 
 class Turn:
-    """A plain class, not a dataclass: `dataclasses` costs import time before the spawn."""
+    """A plain class, not a dataclass: `dataclasses` costs import time before the spawn.
+
+    Its state and the facts of the events that move it (`submitted_at`, `interrupt_at`,
+    `stop_event`, `stop_at`) change only through `turn_state.advance`."""
 
     def __init__(self, prompt: str, delivery: str, started: float, first_record: int = 0) -> None:
         self.prompt = prompt
@@ -26,31 +28,21 @@ class Turn:
         self.started = started  # what `duration_ms` counts from
         # The session's records before this index belong to earlier turns.
         self.first_record = first_record
+        self.state: State = TYPING
         self.submitted_at: Optional[float] = None  # Enter pressed (argv: it submitted itself)
         self.hooks_seen = 0
-        self.stop_event: Optional[HookEvent] = None  # Stop or StopFailure: the turn is over
+        self.stop_event: Optional[HookEvent] = None  # the last Stop or StopFailure
         self.stop_at = 0.0  # when Stop or StopFailure came
         self.settle_until = 0.0  # after Stop, how long to wait for the transcript
         self.closed_at: Optional[float] = None  # the transcript closed it without a Stop
         self.denials: List[Dict[str, Any]] = []  # PermissionRequests denied
-        self.budget_spent = False
         self.interrupt_at: Optional[float] = None  # an SDK `interrupt`: Esc was sent
         self.init_sent = False
-        self.done = False  # its result is out
         self.replay: Optional[Dict[str, Any]] = None  # the user message to echo after init
         self.dialog_checked = 0.0  # the quiet spell whose screen was last read for a dialog
         # A turn the TUI starts itself (a background task's notification as its prompt)
         # follows the turn whose prompt has this uuid; None: a prompt given to the TUI.
         self.after: Optional[str] = None
-
-    def stopped(self, event: HookEvent, now: float) -> None:
-        """Stop or StopFailure. Each counts: a user's Stop hook that blocked the last one
-        sent the turn on. Stop fires before the TUI's write queue has flushed the turn:
-        from here the pump goes on (reading the PTY, so the TUI never blocks on it) until
-        the transcript holds the whole turn."""
-        self.stop_event = event
-        self.stop_at = now
-        self.settle_until = now + TRANSCRIPT_SETTLE
 
     def denied(self, payload: Dict[str, Any]) -> None:
         """A PermissionRequest our hook denied (nobody may answer a dialog in print mode)."""

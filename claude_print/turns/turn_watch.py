@@ -29,8 +29,16 @@ from claude_print.tui.delivery import GRACE as PROMPT_ARRIVAL_GRACE
 from claude_print.tui.keys import Keyboard
 from claude_print.turns import turn_end
 from claude_print.turns.transcript_feed import TranscriptFeed
-from claude_print.turns.turn import TRANSCRIPT_SETTLE, Turn
+from claude_print.turns.turn import Turn
 from claude_print.turns.turn_end import Ending
+from claude_print.turns.turn_state import (
+    INTERRUPTING,
+    OVER_BUDGET,
+    STOPPED,
+    TRANSCRIPT_SETTLE,
+    EscPressed,
+    advance,
+)
 
 if TYPE_CHECKING:
     from claude_print.records.summary import TurnSummary
@@ -142,7 +150,7 @@ class TurnWatch:
 
     def wake_at(self, now: float) -> float:
         """When the pump must call `step` again even if nothing happens."""
-        if self.turn.stop_event is not None:
+        if self.turn.state is STOPPED:
             return now + TRANSCRIPT_POLL
         if self.turn.interrupt_at is None and self.interrupts:
             return now + TAIL_INTERVAL  # a held interrupt: until the prompt is recorded
@@ -157,13 +165,13 @@ class TurnWatch:
 
     def step(self, now: float) -> Optional[Verdict]:
         turn = self.turn
-        if turn.budget_spent:
+        if turn.state is OVER_BUDGET:
             return self._budget_exhausted(self._summary())
-        if turn.stop_event is not None:
+        if turn.state is STOPPED:
             return self._after_stop(now)
         if turn.interrupt_at is None and self.interrupts:
             self._press_held_interrupt(now)
-        if turn.interrupt_at is not None:
+        if turn.state is INTERRUPTING:
             verdict = self._interrupted(now)
             if verdict is not None:
                 return verdict
@@ -349,7 +357,7 @@ class TurnWatch:
         if not stopped and self._esc_lost(now):
             self.escs += 1
             self.trace("interrupt: the TUI is still busy; pressing Esc again")
-            turn.interrupt_at = now
+            advance(turn, EscPressed(now))
             self.drawn_after_esc = None
             self.keyboard.press_now(contract.KEY_ESCAPE, now)
             return None
@@ -368,7 +376,7 @@ class TurnWatch:
         if recorded or now - (turn.submitted_at or now) >= HELD_INTERRUPT_LIMIT:
             why = "the prompt is recorded" if recorded else "the prompt was never recorded"
             self.trace(f"interrupt: pressing Esc ({why})")
-            turn.interrupt_at = now
+            advance(turn, EscPressed(now))
             self.keyboard.press_now(contract.KEY_ESCAPE, now)
 
     def _esc_lost(self, now: float) -> bool:

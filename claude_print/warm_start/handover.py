@@ -61,6 +61,29 @@ def paths_for(key: str, environ: Mapping[str, str]) -> Paths:
     return paths_in(runtime_dir(environ), f"warm-{key}")
 
 
+def failure_path(paths: Paths) -> str:
+    """Where a keeper whose TUI never reached its input box says why (`.failed` beside
+    the slot's lock): a detached keeper has no output of its own, and the runs after it
+    go cold without it."""
+    return paths.lock[: -len(".lock")] + ".failed"
+
+
+def record_failure(paths: Paths, why: str) -> None:
+    """Keep `why` for the runs that find the slot empty (written whole, then renamed)."""
+    target = failure_path(paths)
+    part = f"{target}.{os.getpid()}"
+    with contextlib.suppress(OSError):
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(why.splitlines()[0][:500] if why else "unknown")
+        os.replace(part, target)
+
+
+def clear_failure(paths: Paths) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(failure_path(paths))
+
+
 def paths_in(directory: str, name: str) -> Paths:
     """`name`.sock and `name`.lock in `directory` (the runtime dir)."""
     base = os.path.join(directory, name)

@@ -4,13 +4,13 @@ would, waits at its input box for one run with its key, and then is that run.
 Its life:
 1. the key's lock (one keeper per key) and its socket (handover.py);
 2. the fingerprint of what the TUI will read (fingerprint.py), then the boot, exactly
-   as a cold run's (`Session.boot_up`) but with prompts to come by the editor, and the
-   wait for its MCP servers that a cold run's first prompt makes, and a dry run of the
-   paste and of the editor (then "ready");
+   as a cold run's but with prompts to come by the editor, and the wait for its MCP
+   servers that a cold run's first prompt makes, and a dry run of the paste and of the
+   editor (then "ready"): all through the run's face for it (`run.held_run.HeldRun`);
 3. waiting, at most `options.warm` seconds of idling, for a run to connect;
 4. the run's request: a fingerprint equal to the recorded one, else "stale" and out;
    then the run's stdout and stderr become ours, the run's clock the session's, and the
-   turn goes as a cold run's (`Session.take_turn`); the exit code goes back;
+   turn goes as a cold run's (`HeldRun.run_turn`); the exit code goes back;
 5. shutdown, as a cold run's.
 A keeper killed with SIGKILL takes its TUI with it: the TUI exits once its terminal is
 gone (measured on 2.1.197 and 2.1.331: 0.1 s), and the next run sweeps the relay dir.
@@ -25,24 +25,18 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 from claude_print.errors import ClaudePrintError
 from claude_print.options import Options
-from claude_print.printing.emit import Emitter, Trace
-from claude_print.run import launch
-from claude_print.run.runner import Session, guarded
+from claude_print.run.held_run import HeldRun
 from claude_print.run.signals import SIGNALS
-from claude_print.tui.delivery import DELIVERED, Delivery, pastes_as_typed
-from claude_print.turns.turn import Turn
+from claude_print.tui.delivery import pastes_as_typed
 from claude_print.warm_start import fingerprint, handover
 
-# The prompt the keeper's session is built with; never typed (prompts come by the editor).
-PLACEHOLDER = "(warm start: the prompt comes later)"
 BOOT_LIMIT = 120.0  # seconds for the keeper's TUI to reach its input box
 READY_MARK = handover.READY  # written into the lock file once the TUI waits at its box
 REQUEST_WAIT = 10.0  # seconds from a connection to its request
-MCP_POLL = 0.05  # seconds between looks for the MCP servers' ready files
 
 
 def serve(options: Options, claim: handover.Claim, listener: socket.socket) -> int:
@@ -63,91 +57,30 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
     paths = fingerprint.named(options.forwarded, options.mcp_configs)
     recorded = fingerprint.take(os.getcwd(), os.environ, paths=paths)
     started = time.monotonic()
-    held = options._replace(prompt=PLACEHOLDER, prompt_source="stdin", prompt_via="editor")
-    trace = Trace(options.trace, started)
-    session = Session(held, trace, Emitter(options.output_format, options.verbose), started)
+    held = HeldRun(options, started)
     try:
-        session.deadline = started + BOOT_LIMIT
         try:
-            session.boot_up()
-            _import_the_rest()
-            # Its MCP servers up and their tools taken in, as a cold run's first prompt
-            # waits for them: a run's prompt then goes in at once.
-            session.wait(lambda now: _mcp_settled(session, now), [], MCP_POLL)
-            prime_delivery(session)
-            claim.mark(READY_MARK)
-            session.deadline = time.monotonic() + options.warm
-            conn = session.wait(lambda now: _accept(listener), [listener.fileno()])
+            held.boot(until=started + BOOT_LIMIT)
+        except ClaudePrintError as exc:
+            handover.record_failure(claim.paths, f"its TUI did not get ready: {exc}")
+            return 1
+        handover.clear_failure(claim.paths)
+        claim.mark(READY_MARK)
+        try:
+            until = time.monotonic() + options.warm
+            conn = held.wait(lambda now: _accept(listener), [listener.fileno()], until)
         except ClaudePrintError:
-            return 1  # a boot that fails, or nobody came: the TUI goes with it
+            return 1  # nobody came: the TUI goes with it
         # One run only: later ones find no socket and start a keeper of their own.
         listener.close()
         claim.release()
         with conn:
-            return _serve_run(conn, session, trace, recorded)
+            return _serve_run(conn, held, recorded)
     finally:
-        session.close()
+        held.close()
 
 
-def prime_delivery(session: Session) -> None:
-    """A dry run of each way a prompt goes in, before the keeper says "ready": a paste of
-    one character, then the editor with nothing staged (which empties the box again). The
-    TUI's first paste and first load from the editor after its boot are its slowest
-    (~50 ms more each on 2.1.332): a run's prompt then goes in at the later speed
-    (bench.py, decision 57). Nothing is submitted: no request, no record."""
-    for text, method in (("x", "paste"), ("", "editor")):
-        _dry_run(session, text, method)
-
-
-def _dry_run(session: Session, text: str, method: str) -> None:
-    """`text` into the box by `method`, until the TUI has drawn it; no Enter."""
-    assert session.relay is not None
-    relay, keys = session.relay, session.keys
-    loading = Delivery(
-        text,
-        method,
-        session.facts,
-        relay.stage_prompt,
-        lambda what, lines: ClaudePrintError(f"warm start: {what}"),
-        session.trace,
-        time.monotonic(),
-        submit=False,
-    )
-
-    def step(now: float) -> Optional[Union[bytes, str]]:
-        return loading.step(now, session.tui.lines, keys.last_output, keys.last_key)
-
-    session.delivering = loading  # the editor script's report reaches it
-    try:
-        session.wait(session.keyed(step, DELIVERED), [], MCP_POLL)
-    finally:
-        session.delivering = None
-        relay.unstage_prompt()
-
-
-def _mcp_settled(session: Session, now: float) -> Optional[bool]:
-    return None if session.mcp is not None and session.mcp.holding(now) else True
-
-
-def _import_the_rest() -> None:
-    """A cold run imports what its turn's end needs while its TUI boots; a keeper's run
-    would import it on its critical path (about 35 ms), so the keeper does it now."""
-    import importlib
-    import pkgutil
-
-    import claude_print
-
-    lazy = (
-        "claude_print.__main__",
-        "claude_print.run.file_downloads",
-        "claude_print.needle.__main__",
-    )
-    for module in pkgutil.walk_packages(claude_print.__path__, "claude_print."):
-        if module.name not in lazy:
-            importlib.import_module(module.name)
-
-
-def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: str) -> int:
+def _serve_run(conn: socket.socket, held: HeldRun, recorded: str) -> int:
     conn.settimeout(REQUEST_WAIT)
     try:
         request, fds = handover.receive(conn)
@@ -156,18 +89,17 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
     if request is None or len(fds) != 2:
         _close_all(fds)
         return 1
-    if not _handed_over(conn, request, recorded, session):
+    if not _handed_over(conn, request, recorded, held):
         _close_all(fds)
         return 0
     for target, fd in zip((1, 2), fds):
         os.dup2(fd, target)
         os.close(fd)
-    trace.enabled = bool(request.get("trace"))
-    prompt, started, timeout = request["prompt"], request["started"], request["timeout"]
-    turn = _adopt(session, trace, prompt, request["via"], started, timeout)
+    trace = bool(request.get("trace"))
+    held.adopt(request["prompt"], request["via"], request["started"], request["timeout"], trace)
     _watch_caller(conn)
     try:
-        code = guarded(session, lambda: _checked_turn(session, turn, trace))
+        code = held.run_turn()
     except OSError:  # the run gave us up (its timeout) and closed our output
         code = 1
     _let_go_of_output()
@@ -177,7 +109,7 @@ def _serve_run(conn: socket.socket, session: Session, trace: Trace, recorded: st
 
 
 def _handed_over(
-    conn: socket.socket, request: Dict[str, Any], recorded: str, session: Session
+    conn: socket.socket, request: Dict[str, Any], recorded: str, held: HeldRun
 ) -> bool:
     """Whether the run's prompt is ours now: its request fits this TUI, we said so, and
     the run said go. It may have given us up meanwhile (its deadline, a signal): only
@@ -190,8 +122,8 @@ def _handed_over(
             return False
         accepted = {
             "accepted": True,
-            "session_id": session.session_id or "",
-            "claude_version": session.claude_version,
+            "session_id": held.session_id,
+            "claude_version": held.claude_version,
         }
         handover.send(conn, accepted)
         go, more = handover.receive(conn)
@@ -214,23 +146,6 @@ def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
         and isinstance(request.get("timeout"), (int, float))
     )
     return "" if ok else "a malformed request"
-
-
-def _adopt(
-    session: Session, trace: Trace, prompt: str, via: str, started: float, timeout: float
-) -> Turn:
-    """From here on the session is the run's: its prompt, its clock, its deadline; the
-    prompt goes in by `via` (delivery.warm_delivery)."""
-    session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace.enabled)
-    session.started = trace.started = started
-    session.deadline = started + timeout
-    trace(f"warm start: keeper {os.getpid()} took the prompt")
-    return Turn(prompt, via, started)
-
-
-def _checked_turn(session: Session, turn: Turn, trace: Trace) -> int:
-    launch.check_prompt(turn.prompt, turn.delivery, session.facts, trace)
-    return session.take_turn(turn)
 
 
 def _watch_caller(conn: socket.socket) -> None:

@@ -182,14 +182,15 @@ def _try_keeper(
         trace(f"warm start: cold run ({reason})")
         return None
     try:
-        slots = warm_pool.choices(
-            handover.runtime_dir(environ), key(options, environ, cwd), os.getpid()
-        )
+        directory, this_key = handover.runtime_dir(environ), key(options, environ, cwd)
+        slots = warm_pool.choices(directory, this_key, os.getpid())
     except (ClaudePrintError, OSError) as exc:
         trace(f"warm start: cold run ({exc})")
         return None
     if not slots:
         trace("warm start: no warm TUI for this key; cold run")
+        for why in warm_pool.failures(directory, this_key):
+            trace(f"warm start: a keeper for this key failed: {why}")
         return None
     signals = SignalPipe()
     signals.install()

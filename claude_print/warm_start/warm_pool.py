@@ -81,6 +81,18 @@ def choices(directory: str, key: str, start: int) -> List[handover.Paths]:
     return [slot_paths(directory, key, s) for s in order(slots, ready, start)]
 
 
+def failures(directory: str, key: str) -> List[str]:
+    """What the key's keepers that never got ready said (handover.record_failure)."""
+    head = f"warm-{key}"
+    found = []
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir(directory)):
+            if name.startswith(head) and name.endswith(".failed"):
+                with contextlib.suppress(OSError), open(os.path.join(directory, name)) as f:
+                    found.append(f.read(600).strip())
+    return found
+
+
 def claim_free(directory: str, key: str, size: int) -> List[handover.Claim]:
     """The claims of the slots below `size` that no live keeper holds: a run starts a
     keeper in each. A slot a keeper holds (booting, waiting, or another run's new one

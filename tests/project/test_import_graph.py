@@ -107,8 +107,8 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
 
 def test_the_package_has_no_import_circle() -> None:
     graph = import_graph()
-    # cli imports runner inside a function only: the graph must still hold that edge.
-    assert f"{PACKAGE}.run.runner" in graph[f"{PACKAGE}.command.cli"], "lazy imports not read"
+    # cli imports run.entry inside a function only: the graph must still hold that edge.
+    assert f"{PACKAGE}.run.entry" in graph[f"{PACKAGE}.command.cli"], "lazy imports not read"
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
@@ -180,3 +180,48 @@ def test_the_allowed_imports_have_no_circle() -> None:
     graph = {package: names - {package} for package, names in allowed.items()}
     assert set(graph) >= {n for names in graph.values() for n in names}, "unknown package"
     assert find_cycle(graph) is None
+
+
+# --- the run's face ------------------------------------------------------------------------
+
+
+def faces() -> Dict[str, Set[str]]:
+    """Each package's "Face:" line, where it has one: the only modules of it that the
+    packages above may import."""
+    found = {}
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        for line in doc.splitlines():
+            if line.startswith("Face:"):
+                names = line[len("Face:") :].strip().rstrip(".").split(", ")
+                found[init.parent.name] = {f"{PACKAGE}.{init.parent.name}.{n}" for n in names}
+    return found
+
+
+def test_warm_start_holds_a_run_only_through_its_face() -> None:
+    """A keeper boots and runs a session through `run.held_run`, never the Session's
+    insides (issue 44); the command line starts one through `run.entry`: nothing above
+    `run` imports more of it than that and its signals."""
+    face = faces()
+    assert face["run"] == {f"{PACKAGE}.run.{m}" for m in ("entry", "held_run", "signals")}
+    wrong = []
+    for module, imports in sorted(import_graph().items()):
+        for target in sorted(imports):
+            owner = _home(target)
+            if owner in face and _home(module) != owner and target not in face[owner]:
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_modules_loaded_by_name_are_declared() -> None:
+    """`importlib` loads what the graph above cannot see: only the held run's preload
+    of the whole package does, and it names what it leaves out."""
+    users = sorted(
+        name
+        for name, path in _modules(ROOT).items()
+        if "importlib" in path.read_text(encoding="utf-8")
+    )
+    assert users == [f"{PACKAGE}.run.held_run"]
+    from claude_print.run import held_run
+
+    assert f"{PACKAGE}.__main__" in held_run.NOT_PRELOADED

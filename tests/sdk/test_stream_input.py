@@ -23,6 +23,7 @@ from claude_print.hooks.hook_settings import ExtraHook, hook_settings
 from claude_print.printing.emit import Emitter, Trace
 from claude_print.sdk import answers, stream_input
 from claude_print.tui.images import Image
+from claude_print.turns.turn_state import ResultOut, Stopped, advance
 
 MOCK = str(ROOT / "mock_claude" / "claude")
 STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
@@ -501,11 +502,11 @@ def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -
     session.transcript.open(str(tmp_path / "t.jsonl"))
     session.rendering = False
     session.watch = session._watch(session.turn)
-    session.turn.stop_event = HookEvent(contract.HOOK_STOP, {})
+    advance(session.turn, Stopped(HookEvent(contract.HOOK_STOP, {}), started))
     session.watch.next_tail = started - 10  # last advanced by the finished turn
     now = time.monotonic()
     assert session._wait_time(now) < 0.05  # the turn is live: poll its transcript
-    session.turn.done = True
+    advance(session.turn, ResultOut())
     assert session._wait_time(now) >= 0.5  # between turns: only the child's liveness
 
 

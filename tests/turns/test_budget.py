@@ -11,6 +11,7 @@ from claude_print import contract
 from claude_print.hooks.relay import HookEvent
 from claude_print.turns.asking import ASK_SETTLE, AskingHooks
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import OVER_BUDGET
 
 
 class Rig:
@@ -94,11 +95,11 @@ def test_the_decision_stops_once_the_cost_reaches_the_budget() -> None:
     rig = Rig(0.01)
     rig.records += [PROMPT, assistant("toolu_1", 100)]  # far below a cent
     rig.serve(pre_tool_use(tool_use_id="toolu_1"))
-    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and not rig.turn.budget_spent
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and rig.turn.state is not OVER_BUDGET
     rig.records.append(assistant("toolu_2", 10_000_000, parent="toolu_1"))
     rig.serve(pre_tool_use(tool_use_id="toolu_2"))
     assert rig.answers[-1] == (contract.HOOK_PRE_TOOL_USE, contract.BUDGET_STOP)
-    assert rig.turn.budget_spent
+    assert rig.turn.state is OVER_BUDGET
 
 
 def test_the_decision_boundary_is_the_budget_itself() -> None:
@@ -117,7 +118,10 @@ def test_the_decision_boundary_is_the_budget_itself() -> None:
         rig.records += [PROMPT, assistant("toolu_1", 100)]
         rig.serve(pre_tool_use(tool_use_id="toolu_1"))
         decision = rig.answers[-1][1]
-        assert (decision == contract.BUDGET_STOP, rig.turn.budget_spent) == (stops, stops), budget
+        assert (decision == contract.BUDGET_STOP, rig.turn.state is OVER_BUDGET) == (
+            stops,
+            stops,
+        ), budget
 
 
 def test_an_answer_that_costs_exactly_the_budget_reaches_it(sandbox: Sandbox) -> None:
@@ -151,14 +155,14 @@ def test_a_tool_started_mid_stream_runs_and_the_batch_stops_the_turn() -> None:
     rig = Rig(0.0000001)
     rig.records.append(PROMPT)
     rig.serve(pre_tool_use(tool_use_id="toolu_1"), now=ASK_SETTLE + 0.01)
-    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and not rig.turn.budget_spent
+    assert rig.answers == [(contract.HOOK_PRE_TOOL_USE, None)] and rig.turn.state is not OVER_BUDGET
     batch = post_tool_batch("toolu_1")
     rig.serve(batch)
     assert rig.answers[1:] == []  # waits for the batch's call in the transcript
     rig.records.append(assistant("toolu_1", 100))
     rig.serve(batch)
     assert rig.answers[1:] == [(contract.HOOK_POST_TOOL_BATCH, contract.BUDGET_STOP)]
-    assert rig.turn.budget_spent
+    assert rig.turn.state is OVER_BUDGET
 
 
 def test_a_batch_waits_for_every_call_of_it() -> None:
@@ -179,4 +183,4 @@ def test_a_batch_under_the_budget_or_a_subagents_goes_on() -> None:
     spent = Rig(0.0000001)
     spent.serve(post_tool_batch("toolu_9", agent_id="a1"))
     assert rig.answers == spent.answers == [(contract.HOOK_POST_TOOL_BATCH, None)]
-    assert not rig.turn.budget_spent and not spent.turn.budget_spent
+    assert rig.turn.state is not OVER_BUDGET and spent.turn.state is not OVER_BUDGET

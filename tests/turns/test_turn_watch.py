@@ -17,6 +17,7 @@ from claude_print.tui.keys import Keyboard
 from claude_print.turns import turn_end
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import BudgetReached, EscPressed, Stopped, Submitted, advance
 from claude_print.turns.turn_watch import (
     INTERRUPT_SETTLE,
     MISSING_HOOK_GRACE,
@@ -102,7 +103,7 @@ class Rig:
         self.feed = TranscriptFeed(SID, lambda record: None)
         self.feed.open(str(self.log.path))
         self.turn = Turn("hi", "editor", 0.0)
-        self.turn.submitted_at = 0.0
+        advance(self.turn, Submitted(0.0))
         self.keys = Keyboard(0.0)
         self.screen: List[str] = IDLE
         self.gone = False
@@ -127,7 +128,7 @@ class Rig:
 
     def stop(self, now: float, last: str = "") -> None:
         payload = {"last_assistant_message": last} if last else {}
-        self.turn.stopped(HookEvent(contract.HOOK_STOP, payload), now)
+        advance(self.turn, Stopped(HookEvent(contract.HOOK_STOP, payload), now))
 
     def step(self, now: float) -> Optional[Verdict]:
         self.watch.next_tail = 0.0  # every step reads the transcript
@@ -232,7 +233,7 @@ def test_the_budget_boundary_after_stop(tmp_path: Path) -> None:
 def test_a_spent_budget_ends_the_turn_at_once(tmp_path: Path) -> None:
     rig = Rig(tmp_path, Rules(max_budget_usd=0.01, others_stop_hooks=False))
     rig.log.prompt()
-    rig.turn.budget_spent = True  # the asking PreToolUse hook said so
+    advance(rig.turn, BudgetReached())  # the asking PreToolUse hook said so
     assert rig.result(rig.step(0.1))["subtype"] == "error_max_budget_usd"
 
 
@@ -271,7 +272,7 @@ def test_an_interrupt_ends_the_turn_with_the_interruption_first(tmp_path: Path) 
     rig = Rig(tmp_path)
     rig.log.prompt()
     rig.interrupts.append("req-1")
-    rig.turn.interrupt_at = 1.0
+    advance(rig.turn, EscPressed(1.0))
     rig.keys.last_output = 0.5  # nothing drawn since Esc
     assert rig.step(1.1) is None
     rig.log.add(
@@ -290,7 +291,7 @@ def test_an_interrupt_ends_the_turn_with_the_interruption_first(tmp_path: Path) 
 def test_an_interrupt_with_no_sign_is_reported_after_the_settle_time(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.log.prompt()
-    rig.turn.interrupt_at = 1.0
+    advance(rig.turn, EscPressed(1.0))
     rig.watch.escs = 3  # Esc pressed again as often as it may be
     rig.screen = ["  ✻ Thinking… (esc to interrupt)"]
     rig.keys.last_output = 1.5
@@ -311,7 +312,7 @@ def test_a_busy_tui_without_its_footer_is_not_taken_for_interrupted(tmp_path: Pa
     rig = Rig(tmp_path)
     rig.log.prompt()
     rig.interrupts.append("req-1")
-    rig.turn.interrupt_at = 1.0
+    advance(rig.turn, EscPressed(1.0))
     rig.screen = BUSY_NO_FOOTER
     rig.status = "busy"
     rig.keys.last_output = 1.05
@@ -336,7 +337,7 @@ def test_a_lost_esc_is_pressed_again_while_the_busy_footer_stays(tmp_path: Path)
     rig = Rig(tmp_path)
     rig.log.prompt()
     rig.interrupts.append("req-1")
-    rig.turn.interrupt_at = 1.0
+    advance(rig.turn, EscPressed(1.0))
     rig.screen = BUSY
     rig.keys.last_output = 1.1  # the first frame since the Esc
     assert rig.step(1.1) is None
@@ -358,7 +359,7 @@ def test_no_second_esc_once_the_tui_is_idle(tmp_path: Path) -> None:
     """A second Esc on an idle TUI would be a key of its own (a double Esc rewinds)."""
     rig = Rig(tmp_path)
     rig.log.prompt()
-    rig.turn.interrupt_at = 1.0
+    advance(rig.turn, EscPressed(1.0))
     rig.keys.last_output = 1.1
     rig.screen = IDLE
     assert rig.step(1.1) is not None
@@ -368,7 +369,7 @@ def test_no_second_esc_once_the_tui_is_idle(tmp_path: Path) -> None:
 def test_esc_again_three_times_at_most_then_the_settle_time(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.log.prompt()
-    rig.turn.interrupt_at = 0.0
+    advance(rig.turn, EscPressed(0.0))
     rig.screen = BUSY
     pressed = 0
     now = 0.0
@@ -380,6 +381,7 @@ def test_esc_again_three_times_at_most_then_the_settle_time(tmp_path: Path) -> N
         pressed += len(rig.keys.outbox)
         rig.keys.outbox.clear()
     assert pressed == 3
+    assert rig.turn.interrupt_at is not None
     assert now == pytest.approx(rig.turn.interrupt_at + INTERRUPT_SETTLE)
 
 
