@@ -19,6 +19,7 @@ import signal
 import socket
 import sys
 import time
+import unicodedata
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from claude_print import __version__, contract
@@ -139,6 +140,17 @@ def cold_reason(options: Options, environ: Mapping[str, str], cwd: str) -> Optio
     return None
 
 
+def command_reason(prompt: str) -> Optional[str]:
+    """A prompt that names a command, or that the TUI may read as one, goes the cold way,
+    where the slash rules answer, refuse or send it before anything starts: a refusal
+    then costs no keeper (one that took the prompt would refuse it too, and be used up)."""
+    if "/" not in unicodedata.normalize("NFKC", prompt):
+        return None  # no reading makes a command of it (slash.plainly_text)
+    from claude_print.turns import slash
+
+    return "a prompt the slash rules decide" if slash.names_a_command(prompt) else None
+
+
 def prompt_reason(options: Options, facts: contract.Facts) -> Optional[str]:
     """Why this prompt cannot go into a warm TUI (None: it can, `warm_delivery`)."""
     from claude_print.tui.delivery import warm_delivery
@@ -151,7 +163,7 @@ def adopt(
 ) -> Optional[int]:
     """Run the prompt in a warm TUI: its exit code, or None for a cold run."""
     cwd = os.getcwd()
-    reason = cold_reason(options, environ, cwd)
+    reason = cold_reason(options, environ, cwd) or command_reason(options.prompt)
     if reason is not None:
         trace(f"warm start: cold run ({reason})")
         return None

@@ -354,3 +354,53 @@ def test_warm_up_that_cannot_leave_a_keeper_says_so(sandbox: Sandbox, tmp_path: 
     assert b"--warm-up: no keeper can be left" in done.stderr, done.stderr
     assert b"too long for a Unix socket" in done.stderr, done.stderr
     assert done.stdout == b""
+
+
+def test_a_keeper_whose_tui_never_gets_ready_says_why(warm_sandbox: Sandbox) -> None:
+    """A detached keeper has no output: when its TUI does not reach the input box (here a
+    dialog nobody knows), it leaves the reason beside its slot, its slot is free, and the
+    next --trace run, which goes cold, prints it."""
+    env = {"MOCK_CLAUDE_SCENARIO": "unknown_screen"}
+    warm_up(warm_sandbox, env)
+    folder = run_dir(warm_sandbox) / f"claude-print-{os.getuid()}"
+    wait_until("the keeper's failure", lambda: list(folder.glob("warm-*.failed")) != [])
+    wait_until("its slot free", lambda: sockets(warm_sandbox) == [])
+    [failed] = folder.glob("warm-*.failed")
+    said = failed.read_text()
+    assert said.startswith("its TUI did not get ready: "), said
+    assert stat.S_IMODE(failed.stat().st_mode) == 0o600
+    proc = run_warm(warm_sandbox, ["hi"], env=env)
+    err = proc.stderr.decode()
+    assert proc.returncode != 0, err  # the cold run meets the same dialog
+    assert "warm start: no warm TUI for this key; cold run" in err
+    assert f"warm start: a keeper for this key failed: {said}" in err
+
+
+def test_a_keeper_that_gets_ready_clears_its_slot_s_failure(warm_sandbox: Sandbox) -> None:
+    folder = run_dir(warm_sandbox) / f"claude-print-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = warm_up(warm_sandbox)
+    stale = path.with_suffix(".failed")
+    stale.write_text("its TUI did not get ready: an older keeper's")
+    stop_keepers(warm_sandbox)
+    path = warm_up(warm_sandbox)
+    wait_until("the keeper ready", lambda: path.with_suffix(".lock").read_bytes() == b"ready\n")
+    assert not stale.exists()
+
+
+@pytest.mark.parametrize("prompt", ["/logout:", "/logout\ufe0f", "\u200b/logout"])
+def test_a_warm_run_refuses_what_the_tui_may_read_as_a_command(
+    warm_sandbox: Sandbox, prompt: str
+) -> None:
+    """The slash rule before any keeper is asked: exit 2 with the reason, and the keeper
+    is still there for the next run (it never saw the prompt)."""
+    path = warm_up(warm_sandbox)
+    keeper = keeper_pid(path)
+    proc = run_warm(warm_sandbox, [], stdin=prompt.encode())
+    assert_exit(proc, 2)
+    err = proc.stderr.decode()
+    assert "warm start: cold run (a prompt the slash rules decide)" in err
+    assert "claude-print does not send it to the TUI" in err
+    assert "has the request" not in err
+    assert keeper_pid(path) == keeper
+    assert was_warm(run_warm(warm_sandbox, ["What is 2+2?"]))
