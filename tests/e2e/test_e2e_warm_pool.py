@@ -29,6 +29,17 @@ def slot_locks(sandbox: Sandbox) -> List[Path]:
     return sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*.lock"))
 
 
+def pool_state(sandbox: Sandbox) -> str:
+    """The runtime dir's slots as a failure message shows them: each file, a lock's state,
+    a failed keeper's reason."""
+    shown = []
+    for path in sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*")):
+        with contextlib.suppress(OSError):
+            body = path.read_bytes()[:300] if path.suffix in (".lock", ".failed") else b""
+            shown.append(f"{path.name} {body!r}")
+    return "; ".join(shown) or "(no slot files)"
+
+
 def ready_keepers(sandbox: Sandbox) -> int:
     ready = 0
     for path in sockets(sandbox):
@@ -85,7 +96,11 @@ def test_runs_that_start_together_each_find_a_warm_tui(
         assert_exit(up, 0)
         assert up.stdout == b""
         assert len(slot_locks(sandbox)) == size
-        wait_until(f"{size} keepers at their input box", lambda: ready_keepers(sandbox) == size)
+        wait_until(
+            f"{size} keepers at their input box",
+            lambda: ready_keepers(sandbox) == size,
+            detail=lambda: pool_state(sandbox),
+        )
         # One run more than the pool holds when it holds one: that one goes cold, unless
         # the pool is topped up first.
         count = 3 if size == 3 else 2
@@ -111,7 +126,11 @@ def test_runs_that_start_together_each_find_a_warm_tui(
                 assert "no warm TUI for this key" in err, err[-3000:]
         # Each run topped the pool up before it ended: `size` slots claimed, no more.
         assert len(slot_locks(sandbox)) == size
-        wait_until(f"{size} keepers ready again", lambda: ready_keepers(sandbox) == size)
+        wait_until(
+            f"{size} keepers ready again",
+            lambda: ready_keepers(sandbox) == size,
+            detail=lambda: pool_state(sandbox),
+        )
         assert len(sockets(sandbox)) == len(slot_locks(sandbox)) == size
     finally:
         stop_keepers(sandbox)
