@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 import pytest
+from checks import signalled
 from fake_api import FakeApiServer
 from fake_oauth import (
     FakeOAuthProxy,
@@ -181,15 +182,12 @@ def test_signal_during_renewal_keeps_the_login(
     seed_login(sandbox.home, slow_login.authority, -3600)
     env = slow_login.env(sandbox)
     proc = start(claude_print_argv(real_claude, "--output-format", "json", PROMPT), sandbox, env)
-    try:
+
+    def renewing() -> None:
         assert slow_login.authority.wait_for_arrival(1, RUN_TIMEOUT), "no token request"
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=RUN_TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == EXIT_INTERRUPTED, err.decode(errors="replace")[-2000:]
+
+    done = signalled(proc, renewing, signal.SIGTERM, RUN_TIMEOUT)
+    assert done.returncode == EXIT_INTERRUPTED, done.stderr.decode(errors="replace")[-2000:]
     assert slow_login.authority.wait_idle(RUN_TIMEOUT)
     assert [e["outcome"] for e in slow_login.authority.requests] == ["rotated"]
     assert_login_works(slow_login, sandbox, env, real_claude)

@@ -14,6 +14,7 @@ import time
 from typing import Callable, Dict, List, Sequence
 
 import pytest
+from checks import signalled
 from fake_api import FakeApiServer
 from harness import RUN_TIMEOUT, Sandbox
 from mock_runs import (
@@ -41,15 +42,9 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = RUN_TIME
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_signal_mid_turn(sandbox: Sandbox, signum: int) -> None:
     proc = start_mock(sandbox, ["--output-format", "json", "hi"], "slow:30")
-    try:
-        wait_for(lambda: submitted(sandbox) == [b"hi"], "the prompt to be submitted")
-        proc.send_signal(signum)
-        out, stderr = proc.communicate(timeout=HUNG)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, stderr)
+    done = signalled(
+        proc, lambda: wait_for(lambda: submitted(sandbox) == [b"hi"], "a prompt"), signum, HUNG
+    )
     check(sandbox, done, 130, f"interrupted by {signal.Signals(signum).name}")
     obj = json_out(done)
     assert obj["is_error"] is True
@@ -58,15 +53,9 @@ def test_signal_mid_turn(sandbox: Sandbox, signum: int) -> None:
 
 def test_sigterm_during_startup(sandbox: Sandbox) -> None:
     proc = start_mock(sandbox, ["hi"], "no_screen")
-    try:
-        wait_for(lambda: argv_log(sandbox).exists(), "the child to start")
-        proc.send_signal(signal.SIGTERM)
-        out, stderr = proc.communicate(timeout=HUNG)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    done = subprocess.CompletedProcess(proc.args, proc.returncode, out, stderr)
+    done = signalled(
+        proc, lambda: wait_for(argv_log(sandbox).exists, "the child"), signal.SIGTERM, HUNG
+    )
     check(sandbox, done, 130, "interrupted by SIGTERM")
 
 

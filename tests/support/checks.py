@@ -122,3 +122,19 @@ def eventually(check: Callable[[], bool], within: float = 20.0) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def signalled(
+    proc: subprocess.Popen[bytes], when: Callable[[], object], signum: int, timeout: float
+) -> subprocess.CompletedProcess[bytes]:
+    """`proc` sent `signum` once `when()` has returned (it waits, and asserts what it
+    waits for), then read to its end; killed if anything fails first, never left."""
+    try:
+        when()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
