@@ -30,7 +30,8 @@ use are schema_keywords. Standard library only and cheap to import: the MCP serv
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+import operator
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from claude_print.jsjson import js_number
 from claude_print.jsjson import to_js_json as js_json
@@ -48,7 +49,6 @@ from claude_print.mcp.schema_meta import check_schema
 MISMATCH_PREFIX = "Output does not match required schema: "
 ENUM_SHOWN = 300  # characters of allowed values shown after an enum/const error
 NAME_SHOWN = 80  # characters of an additional property's name
-_COMPARISONS = {"maximum": "<=", "minimum": ">=", "exclusiveMaximum": "<", "exclusiveMinimum": ">"}
 
 
 class SchemaError(ValueError):
@@ -138,8 +138,10 @@ def _js_key(value: Any, typed: bool) -> str:
 
 
 class _Checker:
+    """Walks the schema and the instance together; the keywords' checks are `KEYWORDS`."""
+
     def __init__(self, root: Any) -> None:
-        self.root = root
+        self.root = root  # what `$ref` resolves against
 
     def valid(self, schema: Any, value: Any, path: str) -> Tuple[bool, List[Error]]:
         errors: List[Error] = []
@@ -168,300 +170,314 @@ class _Checker:
             errors.append(Error(path, "type", f"must be {','.join(types)}"))
         for keyword in GENERIC:
             if keyword in schema:
-                getattr(self, "_" + keyword.lstrip("$"))(schema, value, path, errors)
+                KEYWORDS[keyword](self, schema, value, path, errors)
         for name, keywords in GROUPS:
             if not any(k in schema for k in keywords):
                 continue
             if has_type(value, name):
                 for keyword in keywords:
                     if keyword in schema and keyword != "format":
-                        getattr(self, "_" + keyword)(schema, value, path, errors)
+                        KEYWORDS[keyword](self, schema, value, path, errors)
             elif in_group and group_type == name:
                 errors.append(Error(path, "type", f"must be {name}"))
 
-    # generic keywords
 
-    def _ref(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        target = resolve(self.root, str(schema["$ref"]))
-        self.check(target, value, path, errors)
+# --- the keywords -------------------------------------------------------------------
+# One function per keyword (one factory per family of limits), all with the same
+# arguments: the checker (the applicators check subschemas with it, the others leave it),
+# the schema holding the keyword, the value, its path, and the errors to add to. `check`
+# calls them in Ajv's order (schema_keywords' groups), a type's group only on a value of it.
 
-    def _const(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if not equal(value, schema["const"]):
-            shown = _cut(js_json(schema["const"]), ENUM_SHOWN)
-            errors.append(Error(path, "const", "must be equal to constant", f": {shown}"))
+Schema = Dict[str, Any]
+Keyword = Callable[[_Checker, Schema, Any, str, List[Error]], None]
 
-    def _enum(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        allowed = schema["enum"]
-        if not any(equal(value, a) for a in allowed):
-            shown = _cut(js_json(allowed), ENUM_SHOWN)
-            message = "must be equal to one of the allowed values"
-            errors.append(Error(path, "enum", message, f": {shown}"))
 
-    def _not(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if self.valid(schema["not"], value, path)[0]:
-            errors.append(Error(path, "not", "must NOT be valid"))
+# generic keywords
 
-    def _anyOf(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        collected: List[Error] = []
-        for sub in schema["anyOf"]:
-            ok, found = self.valid(sub, value, path)
-            if ok:
-                return
-            collected += found
+
+def _ref(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    target = resolve(checker.root, str(schema["$ref"]))
+    checker.check(target, value, path, errors)
+
+
+def _const(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    if not equal(value, schema["const"]):
+        shown = _cut(js_json(schema["const"]), ENUM_SHOWN)
+        errors.append(Error(path, "const", "must be equal to constant", f": {shown}"))
+
+
+def _enum(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    allowed = schema["enum"]
+    if not any(equal(value, a) for a in allowed):
+        shown = _cut(js_json(allowed), ENUM_SHOWN)
+        message = "must be equal to one of the allowed values"
+        errors.append(Error(path, "enum", message, f": {shown}"))
+
+
+def _not(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    if checker.valid(schema["not"], value, path)[0]:
+        errors.append(Error(path, "not", "must NOT be valid"))
+
+
+def _any_of(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    collected: List[Error] = []
+    for sub in schema["anyOf"]:
+        ok, found = checker.valid(sub, value, path)
+        if ok:
+            return
+        collected += found
+    errors += collected
+    errors.append(Error(path, "anyOf", "must match a schema in anyOf"))
+
+
+def _one_of(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    collected: List[Error] = []
+    passing = 0
+    for sub in schema["oneOf"]:
+        ok, found = checker.valid(sub, value, path)
+        passing += ok
+        collected += found
+    if passing != 1:
         errors += collected
-        errors.append(Error(path, "anyOf", "must match a schema in anyOf"))
+        errors.append(Error(path, "oneOf", "must match exactly one schema in oneOf"))
 
-    def _oneOf(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        collected: List[Error] = []
-        passing = 0
-        for sub in schema["oneOf"]:
-            ok, found = self.valid(sub, value, path)
-            passing += ok
-            collected += found
-        if passing != 1:
-            errors += collected
-            errors.append(Error(path, "oneOf", "must match exactly one schema in oneOf"))
 
-    def _allOf(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        for sub in schema["allOf"]:
-            self.check(sub, value, path, errors)
+def _all_of(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    for sub in schema["allOf"]:
+        checker.check(sub, value, path, errors)
 
-    def _if(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        branch = "then" if self.valid(schema["if"], value, path)[0] else "else"
-        if branch in schema:
-            ok, found = self.valid(schema[branch], value, path)
-            if not ok:
-                errors += found
-                errors.append(Error(path, "if", f'must match "{branch}" schema'))
 
-    # numbers
+def _if(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    branch = "then" if checker.valid(schema["if"], value, path)[0] else "else"
+    if branch in schema:
+        ok, found = checker.valid(schema[branch], value, path)
+        if not ok:
+            errors += found
+            errors.append(Error(path, "if", f'must match "{branch}" schema'))
 
-    def _limit(self, keyword: str, schema: Dict[str, Any], value: Any) -> Optional[str]:
+
+# limits: numbers' bounds; strings' lengths, arrays' and objects' counts
+
+
+def _bound(keyword: str, sign: str, holds: Callable[[Any, Any], bool]) -> Keyword:
+    """maximum, minimum, exclusiveMaximum, exclusiveMinimum: `value <sign> limit`."""
+
+    def check(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
         limit = schema[keyword]
-        ok = {
-            "maximum": value <= limit,
-            "minimum": value >= limit,
-            "exclusiveMaximum": value < limit,
-            "exclusiveMinimum": value > limit,
-        }[keyword]
-        return None if ok else f"must be {_COMPARISONS[keyword]} {js_number(limit)}"
+        if not holds(value, limit):
+            errors.append(Error(path, keyword, f"must be {sign} {js_number(limit)}"))
 
-    def _maximum(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        self._number_limit("maximum", schema, value, path, errors)
+    return check
 
-    def _minimum(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        self._number_limit("minimum", schema, value, path, errors)
 
-    def _exclusiveMaximum(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        self._number_limit("exclusiveMaximum", schema, value, path, errors)
+def _count(keyword: str, things: str) -> Keyword:
+    """maxLength, minLength, maxItems, minItems, maxProperties, minProperties: len(value)."""
+    most = keyword.startswith("max")
 
-    def _exclusiveMinimum(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        self._number_limit("exclusiveMinimum", schema, value, path, errors)
+    def check(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+        limit = schema[keyword]
+        if (len(value) > limit) if most else (len(value) < limit):
+            message = f"must NOT have {'more' if most else 'fewer'} than {limit} {things}"
+            errors.append(Error(path, keyword, message, f" (got {len(value)})"))
 
-    def _number_limit(
-        self, keyword: str, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        message = self._limit(keyword, schema, value)
-        if message:
-            errors.append(Error(path, keyword, message))
+    return check
 
-    def _multipleOf(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        divisor = schema["multipleOf"]
-        ratio = value / divisor if divisor else math.nan
-        # Ajv with multipleOfPrecision 6: Math.round(ratio) within 1e-6 of the ratio.
-        if not (math.isfinite(ratio) and abs(math.floor(ratio + 0.5) - ratio) <= 1e-6):
-            errors.append(Error(path, "multipleOf", f"must be multiple of {js_number(divisor)}"))
 
-    # strings
+def _multiple_of(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    divisor = schema["multipleOf"]
+    ratio = value / divisor if divisor else math.nan
+    # Ajv with multipleOfPrecision 6: Math.round(ratio) within 1e-6 of the ratio.
+    if not (math.isfinite(ratio) and abs(math.floor(ratio + 0.5) - ratio) <= 1e-6):
+        errors.append(Error(path, "multipleOf", f"must be multiple of {js_number(divisor)}"))
 
-    def _maxLength(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        if len(value) > schema["maxLength"]:
-            limit = schema["maxLength"]
-            message = f"must NOT have more than {limit} characters"
-            errors.append(Error(path, "maxLength", message, f" (got {len(value)})"))
 
-    def _minLength(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        if len(value) < schema["minLength"]:
-            limit = schema["minLength"]
-            message = f"must NOT have fewer than {limit} characters"
-            errors.append(Error(path, "minLength", message, f" (got {len(value)})"))
+# strings
 
-    def _pattern(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if not regex(schema["pattern"]).search(value):
-            errors.append(Error(path, "pattern", f'must match pattern "{schema["pattern"]}"'))
 
-    # arrays
+def _pattern(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    if not regex(schema["pattern"]).search(value):
+        errors.append(Error(path, "pattern", f'must match pattern "{schema["pattern"]}"'))
 
-    def _maxItems(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if len(value) > schema["maxItems"]:
-            message = f"must NOT have more than {schema['maxItems']} items"
-            errors.append(Error(path, "maxItems", message, f" (got {len(value)})"))
 
-    def _minItems(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        if len(value) < schema["minItems"]:
-            message = f"must NOT have fewer than {schema['minItems']} items"
-            errors.append(Error(path, "minItems", message, f" (got {len(value)})"))
+# arrays
 
-    def _uniqueItems(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        if schema["uniqueItems"] is not True or len(value) < 2:
-            return
-        items = schema.get("items")
-        kind = items.get("type") if isinstance(items, dict) else None
-        item_types = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
-        pair: Optional[Tuple[int, int]] = None
-        if item_types and not any(t in ("object", "array") for t in item_types):
-            # Ajv's fast path: from the end, remember each item's index by its key.
-            seen: Dict[str, int] = {}
-            for i in range(len(value) - 1, -1, -1):
-                item = value[i]
-                if not any(has_type(item, t) for t in item_types):
-                    continue
-                key = _js_key(item, len(item_types) > 1)
-                if key in seen:
-                    pair = (seen[key], i)
-                    break
-                seen[key] = i
-        else:
-            for i in range(len(value) - 1, 0, -1):
-                found = next((j for j in range(i - 1, -1, -1) if equal(value[i], value[j])), None)
-                if found is not None:
-                    pair = (found, i)
-                    break
-        if pair is not None:
-            message = (
-                f"must NOT have duplicate items (items ## {pair[0]} and {pair[1]} are identical)"
-            )
-            errors.append(Error(path, "uniqueItems", message))
 
-    def _additionalItems(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        items = schema.get("items")
-        if not isinstance(items, list):
-            return
-        extra = schema["additionalItems"]
-        if extra is False and len(value) > len(items):
-            message = f"must NOT have more than {len(items)} items"
-            errors.append(Error(path, "additionalItems", message))
-        elif isinstance(extra, dict):
-            for i in range(len(items), len(value)):
-                self.check(extra, value[i], f"{path}/{i}", errors)
+def _unique_items(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    if schema["uniqueItems"] is not True or len(value) < 2:
+        return
+    items = schema.get("items")
+    kind = items.get("type") if isinstance(items, dict) else None
+    item_types = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+    pair: Optional[Tuple[int, int]] = None
+    if item_types and not any(t in ("object", "array") for t in item_types):
+        # Ajv's fast path: from the end, remember each item's index by its key.
+        seen: Dict[str, int] = {}
+        for i in range(len(value) - 1, -1, -1):
+            item = value[i]
+            if not any(has_type(item, t) for t in item_types):
+                continue
+            key = _js_key(item, len(item_types) > 1)
+            if key in seen:
+                pair = (seen[key], i)
+                break
+            seen[key] = i
+    else:
+        for i in range(len(value) - 1, 0, -1):
+            found = next((j for j in range(i - 1, -1, -1) if equal(value[i], value[j])), None)
+            if found is not None:
+                pair = (found, i)
+                break
+    if pair is not None:
+        message = f"must NOT have duplicate items (items ## {pair[0]} and {pair[1]} are identical)"
+        errors.append(Error(path, "uniqueItems", message))
 
-    def _items(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        items = schema["items"]
-        if isinstance(items, list):
-            for i, sub in enumerate(items[: len(value)]):
-                self.check(sub, value[i], f"{path}/{i}", errors)
-        else:
-            for i, item in enumerate(value):
-                self.check(items, item, f"{path}/{i}", errors)
 
-    def _contains(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        collected: List[Error] = []
+def _additional_items(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    items = schema.get("items")
+    if not isinstance(items, list):
+        return
+    extra = schema["additionalItems"]
+    if extra is False and len(value) > len(items):
+        message = f"must NOT have more than {len(items)} items"
+        errors.append(Error(path, "additionalItems", message))
+    elif isinstance(extra, dict):
+        for i in range(len(items), len(value)):
+            checker.check(extra, value[i], f"{path}/{i}", errors)
+
+
+def _items(checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    items = schema["items"]
+    if isinstance(items, list):
+        for i, sub in enumerate(items[: len(value)]):
+            checker.check(sub, value[i], f"{path}/{i}", errors)
+    else:
         for i, item in enumerate(value):
-            ok, found = self.valid(schema["contains"], item, f"{path}/{i}")
-            if ok:
-                return
-            collected += found
-        errors += collected
-        errors.append(Error(path, "contains", "must contain at least 1 valid item(s)"))
+            checker.check(items, item, f"{path}/{i}", errors)
 
-    # objects
 
-    def _maxProperties(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        limit = schema["maxProperties"]
-        if len(value) > limit:
-            message = f"must NOT have more than {limit} properties"
-            errors.append(Error(path, "maxProperties", message, f" (got {len(value)})"))
-
-    def _minProperties(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        limit = schema["minProperties"]
-        if len(value) < limit:
-            message = f"must NOT have fewer than {limit} properties"
-            errors.append(Error(path, "minProperties", message, f" (got {len(value)})"))
-
-    def _required(self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]) -> None:
-        for name in schema["required"]:
-            if name not in value:
-                errors.append(Error(path, "required", f"must have required property '{name}'"))
-
-    def _propertyNames(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        for name in value:
-            ok, found = self.valid(schema["propertyNames"], name, path)
-            if not ok:
-                errors += found
-                errors.append(Error(path, "propertyNames", "property name must be valid"))
-
-    def _additionalProperties(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        extra = schema["additionalProperties"]
-        if extra is True:
+def _contains(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    collected: List[Error] = []
+    for i, item in enumerate(value):
+        ok, found = checker.valid(schema["contains"], item, f"{path}/{i}")
+        if ok:
             return
-        known = schema.get("properties")
-        known = known if isinstance(known, dict) else {}
-        patterns = schema.get("patternProperties")
-        patterns = list(patterns) if isinstance(patterns, dict) else []
+        collected += found
+    errors += collected
+    errors.append(Error(path, "contains", "must contain at least 1 valid item(s)"))
+
+
+# objects
+
+
+def _required(_: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]) -> None:
+    for name in schema["required"]:
+        if name not in value:
+            errors.append(Error(path, "required", f"must have required property '{name}'"))
+
+
+def _property_names(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    for name in value:
+        ok, found = checker.valid(schema["propertyNames"], name, path)
+        if not ok:
+            errors += found
+            errors.append(Error(path, "propertyNames", "property name must be valid"))
+
+
+def _additional_properties(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    extra = schema["additionalProperties"]
+    if extra is True:
+        return
+    known = schema.get("properties")
+    known = known if isinstance(known, dict) else {}
+    patterns = schema.get("patternProperties")
+    patterns = list(patterns) if isinstance(patterns, dict) else []
+    for name in value:
+        if name in known or any(regex(p).search(name) for p in patterns):
+            continue
+        if extra is False:
+            detail = f" ('{_cut(name, NAME_SHOWN)}' is not allowed)"
+            message = "must NOT have additional properties"
+            errors.append(Error(path, "additionalProperties", message, detail))
+        else:
+            checker.check(extra, value[name], f"{path}/{escape(name)}", errors)
+
+
+def _dependencies(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    for name, dependency in schema["dependencies"].items():
+        if name not in value:
+            continue
+        if isinstance(dependency, list):
+            word = "property" if len(dependency) == 1 else "properties"
+            for needed in dependency:
+                if needed not in value:
+                    message = (
+                        f"must have {word} {', '.join(dependency)} when property {name} is present"
+                    )
+                    errors.append(Error(path, "dependencies", message))
+        else:
+            checker.check(dependency, value, path, errors)
+
+
+def _properties(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    for name, sub in schema["properties"].items():
+        if name in value:
+            checker.check(sub, value[name], f"{path}/{escape(name)}", errors)
+
+
+def _pattern_properties(
+    checker: _Checker, schema: Schema, value: Any, path: str, errors: List[Error]
+) -> None:
+    for pattern, sub in schema["patternProperties"].items():
         for name in value:
-            if name in known or any(regex(p).search(name) for p in patterns):
-                continue
-            if extra is False:
-                detail = f" ('{_cut(name, NAME_SHOWN)}' is not allowed)"
-                message = "must NOT have additional properties"
-                errors.append(Error(path, "additionalProperties", message, detail))
-            else:
-                self.check(extra, value[name], f"{path}/{escape(name)}", errors)
+            if regex(pattern).search(name):
+                checker.check(sub, value[name], f"{path}/{escape(name)}", errors)
 
-    def _dependencies(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        for name, dependency in schema["dependencies"].items():
-            if name not in value:
-                continue
-            if isinstance(dependency, list):
-                word = "property" if len(dependency) == 1 else "properties"
-                for needed in dependency:
-                    if needed not in value:
-                        message = (
-                            f"must have {word} {', '.join(dependency)} when property "
-                            f"{name} is present"
-                        )
-                        errors.append(Error(path, "dependencies", message))
-            else:
-                self.check(dependency, value, path, errors)
 
-    def _properties(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        for name, sub in schema["properties"].items():
-            if name in value:
-                self.check(sub, value[name], f"{path}/{escape(name)}", errors)
-
-    def _patternProperties(
-        self, schema: Dict[str, Any], value: Any, path: str, errors: List[Error]
-    ) -> None:
-        for pattern, sub in schema["patternProperties"].items():
-            for name in value:
-                if regex(pattern).search(name):
-                    self.check(sub, value[name], f"{path}/{escape(name)}", errors)
+# Every keyword of schema_keywords' GENERIC and GROUPS but "format" (not checked).
+KEYWORDS: Dict[str, Keyword] = {
+    "$ref": _ref,
+    "const": _const,
+    "enum": _enum,
+    "not": _not,
+    "anyOf": _any_of,
+    "oneOf": _one_of,
+    "allOf": _all_of,
+    "if": _if,
+    "maximum": _bound("maximum", "<=", operator.le),
+    "minimum": _bound("minimum", ">=", operator.ge),
+    "exclusiveMaximum": _bound("exclusiveMaximum", "<", operator.lt),
+    "exclusiveMinimum": _bound("exclusiveMinimum", ">", operator.gt),
+    "multipleOf": _multiple_of,
+    "maxLength": _count("maxLength", "characters"),
+    "minLength": _count("minLength", "characters"),
+    "pattern": _pattern,
+    "maxItems": _count("maxItems", "items"),
+    "minItems": _count("minItems", "items"),
+    "uniqueItems": _unique_items,
+    "additionalItems": _additional_items,
+    "items": _items,
+    "contains": _contains,
+    "maxProperties": _count("maxProperties", "properties"),
+    "minProperties": _count("minProperties", "properties"),
+    "required": _required,
+    "propertyNames": _property_names,
+    "additionalProperties": _additional_properties,
+    "dependencies": _dependencies,
+    "properties": _properties,
+    "patternProperties": _pattern_properties,
+}
 
 
 __all__ = [

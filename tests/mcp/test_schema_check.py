@@ -14,6 +14,7 @@ import pytest
 from harness import TESTS
 
 from claude_print.mcp import schema_check as sc
+from claude_print.mcp.schema_keywords import GENERIC, GROUPS
 
 DATA = TESTS / "data" / "json-schema"
 
@@ -173,6 +174,13 @@ def test_unusable_schemas_are_named(schema: Dict[str, Any], problem: str) -> Non
 )
 def test_usable_schemas(schema: Dict[str, Any]) -> None:
     assert sc.check_schema(schema) is None
+
+
+def test_every_keyword_has_a_check() -> None:
+    """The checker dispatches through `KEYWORDS` in schema_keywords' order; only "format"
+    (not checked, like Claude Code) has no entry."""
+    ordered = [*GENERIC, *(k for _, keywords in GROUPS for k in keywords)]
+    assert list(sc.KEYWORDS) == [k for k in ordered if k != "format"]
 
 
 def test_equal_is_javascripts() -> None:
