@@ -260,3 +260,27 @@ def test_task_notification_event_carries_the_notification_fields() -> None:
     }
     assert notification_event("hello <task-id>x</task-id>", "s", "u") is None
     assert notification_event("<task-notification></task-notification>", "s", "u") is None
+
+
+def test_a_notification_turn_the_tui_started_already_is_followed() -> None:
+    """The subagent ended before its parent's answer: the Stop lists no task, and by the
+    time the turn is read the TUI has taken the notification and recorded its prompt, so
+    the queue nets out. The run still follows that turn (2.1.277: claude -p answered it,
+    claude-print printed the first answer in 5 runs of 6)."""
+    from claude_print.records.summary import summarise
+    from claude_print.turns.background import Follower
+    from claude_print.turns.turn_state import Stopped, advance
+
+    session = records("2.1.332")
+    human = turn_records(session, SESSION)
+    assert notifications_due(session) == 0  # the queue says nothing is left
+    feed: Any = FakeFeed(session)
+    follower = Follower(feed, lambda: contract.facts_for("2.1.277"), {}, lambda _: None)
+    turn = Turn("hi", "editor", 100.0)
+    verdict: Any = type("V", (), {"summary": summarise(human)})()
+    advance(turn, Stopped(stop([]), 100.5))
+    wait = follower.after(turn, verdict, 101.0)
+    assert wait is not None and wait.step(101.0) == CAME
+    # Nothing started and nothing left: the run ends there.
+    feed.records = human
+    assert follower.after(turn, verdict, 101.0) is None
