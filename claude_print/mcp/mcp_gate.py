@@ -2,8 +2,8 @@
 tells claude-print when Claude Code has their tools.
 
 `claude -p` connects every MCP server before its first request. The TUI connects them in
-the background and sends the prompt without waiting (measured against tests/fake_api.py
-with tests/mcp_echo.py): on 2.1.197 and 2.1.270 the turn's requests lack the server's
+the background and sends the prompt without waiting (measured against tests/support/fake_api.py
+with tests/support/mcp_echo.py): on 2.1.197 and 2.1.270 the turn's requests lack the server's
 tools and a call fails with "No such tool available"; 2.1.331 lists them from the
 second request on. So claude-print rewrites the `--mcp-config` documents into one of its
 own (in the private relay dir): each stdio server runs as

@@ -8,7 +8,7 @@ server (JSON-RPC 2.0, one message a line on stdin/stdout) that Claude Code start
 the ``--mcp-config`` document `mcp_config` builds. The model sees it as
 ``mcp__claude-print__StructuredOutput``.
 
-What `claude -p` does, measured on 2.1.197 and 2.1.330 against tests/fake_api.py:
+What `claude -p` does, measured on 2.1.197 and 2.1.330 against tests/support/fake_api.py:
 
 - the tool: name ``StructuredOutput``, description `DESCRIPTION`, ``input_schema`` the
   schema exactly as given; nothing is added to the system prompt;

@@ -5,7 +5,7 @@ request. The TUI downloads them too, but into a folder named after a session id 
 drops once ``--session-id`` applies (measured: 2.1.197, 2.1.331), and its own override,
 ``CLAUDE_CODE_REMOTE_SESSION_ID``, turns on remote-session behaviour. So claude-print
 does the download itself and does not pass the flag on. What `claude -p` does (measured
-against tests/fake_api.py, and read in its code):
+against tests/support/fake_api.py, and read in its code):
 
 - without ``CLAUDE_CODE_SESSION_ACCESS_TOKEN``: `NO_TOKEN`, exit 1, nothing started;
 - each value may hold several specs separated by spaces; a spec without ':' is

@@ -27,7 +27,7 @@ T = TypeVar("T")
 PLACEHOLDER = "(warm start: the prompt comes later)"
 MCP_POLL = 0.05  # seconds between looks for the MCP servers' ready files
 # Loaded with importlib, which the import graph cannot see: every module of the package
-# but these entry points (tests/test_import_graph.py reads this declaration).
+# but these entry points (tests/project/test_import_graph.py reads this declaration).
 NOT_PRELOADED = (
     "claude_print.__main__",
     "claude_print.run.file_downloads",

@@ -33,7 +33,7 @@ IMPORT_DEPTH = 5  # Claude Code follows `@path` imports in memory files this dee
 # Per directory from the cwd up to /: the memory files Claude Code loads (AGENTS.md:
 # 2.1.331 and 2.1.332 look for it, 2.1.197 and 2.1.270 do not (strace of the boot);
 # fingerprinted for every release, where it is not read a change only costs a cold run).
-# Found by tests/test_e2e_warm_reads.py (strace of the boot): .claude/AGENTS.md and
+# Found by tests/e2e/test_e2e_warm_reads.py (strace of the boot): .claude/AGENTS.md and
 # .mcp.json in every parent too (2.1.332).
 MEMORY_FILES = (
     "CLAUDE.md",
