@@ -38,26 +38,28 @@ def run(options: Options, started: Optional[float] = None) -> int:
 
 def guarded(session: Session, body: Callable[[], int]) -> int:
     """`body`'s exit code; a failure or an interruption reported as `claude -p` would."""
-    options, started = session.options, session.started
+    state = session.state
+    options, started = state.options, state.started
     try:
         return body()
     except ClaudePrintError as exc:
         report_failure(
             exc,
             options.output_format,
-            session_id=session.session_id or "",
+            session_id=state.session_id or "",
             duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
+            claude_version=state.claude_version,
         )
         return exc.exit_code
     except Interrupted as exc:
-        if session.child is not None:
-            session.child.pass_on(exc.signum)
+        child = session.pump.child
+        if child is not None:
+            child.pass_on(exc.signum)
         report_failure(
             ClaudePrintError(f"interrupted by {exc}", EXIT_INTERRUPTED, "error_interrupted"),
             options.output_format,
-            session_id=session.session_id or "",
+            session_id=state.session_id or "",
             duration_ms=_ms(time.monotonic() - started),
-            claude_version=session.claude_version,
+            claude_version=state.claude_version,
         )
         return EXIT_INTERRUPTED

@@ -3,7 +3,8 @@
 A keeper (warm_start/keeper.py) boots a TUI as a cold run would, holds it at its input
 box, and later gives it one run's prompt. It does that through `HeldRun` alone: boot,
 wait, adopt the run's prompt and clock, run the turn, close. The session behind it
-(`runner.Session`) stays the run package's own.
+(`runner.Session`) stays the run package's own: this face uses its phases (`boot_up`,
+`take_turn`, `close`), its state (`run_state.RunState`) and its pump (`pump.Pump`).
 """
 
 from __future__ import annotations
@@ -43,40 +44,40 @@ class HeldRun:
         self.trace = Trace(options.trace, started)
         emitter = Emitter(options.output_format, options.verbose)
         self._session = Session(held, self.trace, emitter, started)
+        self._state, self._pump = self._session.state, self._session.pump
         self._turn: Optional[Turn] = None
 
     @property
     def session_id(self) -> str:
-        return self._session.session_id or ""
+        return self._state.session_id or ""
 
     @property
     def claude_version(self) -> str:
-        return self._session.claude_version
+        return self._state.claude_version
 
     def boot(self, until: float) -> None:
         """Spawn, answer the screens, reach the input box (by `until`), wait for the MCP
         servers as a cold run's first prompt does, and prime the ways in: a run's prompt
         then goes in at once."""
-        session = self._session
-        session.deadline = until
-        session.boot_up()
+        self._pump.deadline = until
+        self._session.boot_up()
         _import_the_rest()
-        session.wait(self._mcp_settled, [], MCP_POLL)
+        self._pump.wait(self._mcp_settled, [], MCP_POLL)
         self._prime_delivery()
 
     def wait(self, step: Callable[[float], Optional[T]], fds: List[int], until: float) -> T:
         """The held session's pump until `step` has a value or `until` (ClaudePrintError)."""
-        self._session.deadline = until
-        return self._session.wait(step, fds)
+        self._pump.deadline = until
+        return self._pump.wait(step, fds)
 
     def adopt(self, prompt: str, via: str, started: float, timeout: float, trace: bool) -> None:
         """From here on the session is the run's: its prompt, its clock, its deadline; the
         prompt goes in by `via` (delivery.warm_delivery)."""
-        session = self._session
+        state = self._state
         self.trace.enabled = trace
-        session.options = session.options._replace(prompt=prompt, timeout=timeout, trace=trace)
-        session.started = self.trace.started = started
-        session.deadline = started + timeout
+        state.options = state.options._replace(prompt=prompt, timeout=timeout, trace=trace)
+        state.started = self.trace.started = started
+        self._pump.deadline = started + timeout
         self.trace(f"warm start: keeper {os.getpid()} took the prompt")
         self._turn = Turn(prompt, via, started)
 
@@ -86,7 +87,7 @@ class HeldRun:
         assert turn is not None, "adopt() first"
 
         def body() -> int:
-            launch.check_prompt(turn.prompt, turn.delivery, session.facts, self.trace)
+            launch.check_prompt(turn.prompt, turn.delivery, self._state.facts, self.trace)
             return session.take_turn(turn)
 
         return guarded(session, body)
@@ -111,13 +112,13 @@ class HeldRun:
 
     def _dry_run(self, text: str, method: str) -> None:
         """`text` into the box by `method`, until the TUI has drawn it; no Enter."""
-        session = self._session
-        assert session.relay is not None
-        relay, keys = session.relay, session.keys
+        state, pump = self._state, self._pump
+        assert pump.relay is not None
+        relay, keys = pump.relay, pump.keys
         loading = Delivery(
             text,
             method,
-            session.facts,
+            state.facts,
             relay.stage_prompt,
             lambda what, lines: ClaudePrintError(f"warm start: {what}"),
             self.trace,
@@ -126,13 +127,13 @@ class HeldRun:
         )
 
         def step(now: float) -> Optional[Union[bytes, str]]:
-            return loading.step(now, session.tui.lines, keys.last_output, keys.last_key)
+            return loading.step(now, state.tui.lines, keys.last_output, keys.last_key)
 
-        session.delivering = loading  # the editor script's report reaches it
+        state.delivering = loading  # the editor script's report reaches it
         try:
-            session.wait(session.keyed(step, DELIVERED), [], MCP_POLL)
+            pump.wait(pump.keyed(step, DELIVERED), [], MCP_POLL)
         finally:
-            session.delivering = None
+            state.delivering = None
             relay.unstage_prompt()
 
 

@@ -1,4 +1,4 @@
-"""The orchestrator: one event loop that owns the child, the relay and the clock.
+"""The orchestrator: the phases of a run, in order, over one event loop.
 
 A run reads as phases:
 
@@ -9,16 +9,18 @@ A run reads as phases:
   the one prompt of `claude -p`, or each `user` message of stream-json input;
 - shutdown: tear the child and the relay down.
 
-Each phase is an object with a `step(now)` that `_pump` calls after every batch of I/O
-until it returns a value. The pump, and the routing of what it reads, is the Session's
-base, `event_loop.EventLoop`; this module says which phase comes when.
+Each phase is an object with a `step(now)` that `Pump.run` calls after every batch of I/O
+until it returns a value. The Session composes three parts: the run's state
+(`run_state.RunState`), the I/O owner (`pump.Pump`: the child, the relay, the signal
+pipe, the keys, the one `select`) and where what it reads goes (`routes.Routes`); this
+module says which phase comes when.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, List, Optional, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Optional, TypeVar, Union, cast
 
 from claude_print import contract
 from claude_print.errors import (
@@ -27,12 +29,12 @@ from claude_print.errors import (
 )
 from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
-from claude_print.hooks.relay import HookEvent, Relay
 from claude_print.options import Options, new_session_id, permission_mode
 from claude_print.printing.emit import Emitter, Trace
 from claude_print.run import launch
-from claude_print.run.event_loop import EventLoop
-from claude_print.run.signals import SignalPipe
+from claude_print.run.pump import Pump
+from claude_print.run.routes import Routes
+from claude_print.run.run_state import RunState
 from claude_print.tui import release
 from claude_print.tui.boot import READY, Boot, StartupScreens
 from claude_print.tui.delivery import DELIVERED, Delivery, choose_delivery, paste_refusal
@@ -53,7 +55,7 @@ from claude_print.turns.turn_watch import Rules, TurnWatch, Verdict, ended_early
 # output, stream and transcript (json, calendar, datetime ...) are imported where they
 # are first used, after the TUI has been spawned: its boot hides their cost.
 if TYPE_CHECKING:
-    from claude_print.sdk.stream_input import ControlChannel, Prompt
+    from claude_print.sdk.stream_input import Prompt
     from claude_print.tui.images import Clipboard
 
 T = TypeVar("T")
@@ -61,120 +63,132 @@ T = TypeVar("T")
 FIRST_MESSAGE_WAIT = 60.0
 
 
-class Session(EventLoop):
-    """One run of the TUI. `run()` returns the exit code; `close()` always cleans up."""
+class Session:
+    """One run of the TUI. `run()` returns the exit code; `close()` always cleans up.
+
+    It composes the run's state (`state`, a `RunState`), its I/O owner (`pump`, a `Pump`:
+    the child, the relay, the signal pipe, the keys, the one `select`) and the routing of
+    what the pump reads into the state (`routes`), and runs the phases in order."""
 
     def __init__(self, options: Options, trace: Trace, emitter: Emitter, started: float) -> None:
-        self.options = options
-        self.trace = trace
-        self.emitter = emitter
-        self.started = started
-        self.deadline = started + options.timeout
-        self.facts = contract.facts_for(release.installed_version(options.claude_binary))
-        emitter.release = self.facts.version
+        self.state = state = RunState()
+        self.pump = Pump(state, started + options.timeout, Keyboard(started))
+        self.routes = Routes(state, self.pump)
+        self.pump.routes = self.routes
+        state.options = options
+        state.trace = trace
+        state.emitter = emitter
+        state.started = started
+        state.facts = contract.facts_for(release.installed_version(options.claude_binary))
+        emitter.release = state.facts.version
         # stream-json input: many turns in one TUI, prompts typed in as they arrive.
-        self.channel: Optional[ControlChannel] = None
+        state.channel = None
         if options.input_format == "stream-json":
             from claude_print.sdk.stream_input import open_channel
 
-            self.channel = open_channel(options, emitter, trace, self.facts)
-        self.delivery = choose_delivery(options, multi_turn=self.channel is not None)
-        self.relay: Optional[Relay] = None
+            state.channel = open_channel(options, emitter, trace, state.facts)
+        self.delivery = choose_delivery(options, multi_turn=state.channel is not None)
         self.clipboard: Optional[Clipboard] = None  # stream-json input: images by Ctrl+V
-        self.child: Optional[PtyChild] = None
-        self.tui = TuiScreen()
-        self.rendering = True  # the screen is read (boot, delivery); else bytes are kept
+        state.tui = TuiScreen()
         # Between turns the screen must stay true for the next prompt's input box.
-        self.keeps_screen = self.channel is not None
-        self.idle_poll = 1.0  # seconds between looks at the files a waiting phase awaits
-        self.keys = Keyboard(started)
+        self.pump.keeps_screen = state.channel is not None
         session_id = options.session_id or (None if options.resume else new_session_id())
-        self.transcript = TranscriptFeed(
-            session_id, lambda record: self.stream.feed(record), self._hook_runs_first
+        state.transcript = TranscriptFeed(
+            session_id, lambda record: state.stream.feed(record), self.pump.hook_runs_first
         )
-        self.stream = StreamOut(
+        state.stream = StreamOut(
             emitter,
-            lambda: self.facts,
-            lambda: self.hook_watch,
+            lambda: state.facts,
+            lambda: state.hook_watch,
             options,
-            self.transcript,
-            lambda: self.turn,
-            lambda: self.channel.permission_mode if self.channel else permission_mode(options),
+            state.transcript,
+            lambda: state.turn,
+            lambda: state.channel.permission_mode if state.channel else permission_mode(options),
         )
-        if self.channel is not None:
-            self.channel.session_id = session_id or ""
-            self.channel.may_bypass = launch.wants_bypass(options)
-        self.stream.model = options.model or ""
+        if state.channel is not None:
+            state.channel.session_id = session_id or ""
+            state.channel.may_bypass = launch.wants_bypass(options)
+        state.stream.model = options.model or ""
         argv_prompt = options.prompt if self.delivery == "argv" else None
-        startup = StartupScreens(launch.wants_bypass(options), self._screen_error, trace)
-        self.boot = Boot(startup, argv_prompt, started, self._screen_error, trace)
+        screen_error = self.routes.screen_error
+        startup = StartupScreens(launch.wants_bypass(options), screen_error, trace)
+        self.boot = Boot(startup, argv_prompt, started, screen_error, trace)
         self.mcp: Optional[McpWait] = None  # holds the first prompt for the MCP servers
-        self.turn = Turn(options.prompt, self.delivery, started)
-        self.delivering: Optional[Delivery] = None  # the prompt on its way into the box
-        self.watch: Optional[TurnWatch] = None  # the turn after its submission
+        state.turn = Turn(options.prompt, self.delivery, started)
+        state.delivering = None
+        state.watch = None
         # stream-json input: the wait for a turn the TUI starts by itself after the last
         # one (background work's notification), while background work is left.
         self.after: Optional[background.BackgroundWait] = None
-        self.follower = background.Follower(self.transcript, lambda: self.facts, os.environ, trace)
+        self.follower = background.Follower(
+            state.transcript, lambda: state.facts, os.environ, trace
+        )
         self.rules = Rules()  # the limits every turn is watched with (start())
-        self.results = Results(emitter, trace, multi_turn=self.channel is not None)
-        self.asks = AskingHooks(self._answer, trace, options.max_budget_usd, self.channel)
-        self.files_pending = bool(options.files)  # --file downloads not made yet
+        state.results = Results(emitter, trace, multi_turn=state.channel is not None)
+        state.asks = AskingHooks(self.routes.answer, trace, options.max_budget_usd, state.channel)
+        state.files_pending = bool(options.files)
         # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
-        self.reports_hooks = options.output_format == "stream-json"
-        self.reported_hooks = hook_events.reported_events(options.include_hook_events)
-        self.hook_watch = HookWatch([])
-        self.relay_pending: List[HookEvent] = []
-        self.later_stops: List[HookEvent] = []
-        self.draining = False
-        self.signals = SignalPipe()
+        state.reports_hooks = options.output_format == "stream-json"
+        state.reported_hooks = hook_events.reported_events(options.include_hook_events)
+        state.hook_watch = HookWatch([])
+        state.later_stops = []
+
+    def close(self) -> None:
+        """Shutdown: the child, the transcript (--no-session-persistence), the relay."""
+        state = self.state
+        self.pump.close_child()
+        if state.options.no_session_persistence:
+            for path in state.transcript.forget():
+                state.trace(f"--no-session-persistence: removed {path}")
+        self.pump.close()
 
     def start(self) -> None:
         """Boot up to the spawn: checks, --file downloads, the caller's `initialize`, the
         relay, the TUI's command line and environment (`launch.prepare`)."""
-        options = self.options
-        self.signals.install()
-        if self.files_pending:
+        state = self.state
+        options = state.options
+        self.pump.signals.install()
+        if state.files_pending:
             from claude_print.run import file_downloads
 
             file_downloads.require_token()
-            self._download_files(
-                file_downloads.session_before_start(options.forwarded, self.session_id)
+            self.routes.download_files(
+                file_downloads.session_before_start(options.forwarded, state.session_id)
             )
         leftovers.sweep_at_start()  # relay dirs of runs killed with SIGKILL
-        if self.channel is not None:
+        if state.channel is not None:
             # The caller's `initialize` names the hooks it wants: they must be in the
             # TUI's settings from the start.
-            deadline = min(self.deadline, time.monotonic() + FIRST_MESSAGE_WAIT)
-            self.channel.take_first(deadline, self.signals.fd)
-            self.signals.check()
+            deadline = min(self.pump.deadline, time.monotonic() + FIRST_MESSAGE_WAIT)
+            state.channel.take_first(deadline, self.pump.signals.fd)
+            self.pump.signals.check()
         plan = launch.prepare(
             options,
-            self.facts,
+            state.facts,
             self.delivery,
-            self.channel,
-            self.session_id,
-            self.reported_hooks,
-            self.trace,
+            state.channel,
+            state.session_id,
+            state.reported_hooks,
+            state.trace,
         )
-        self.relay = plan.relay
+        self.pump.relay = plan.relay
         self.clipboard = plan.clipboard
-        self.stream.mcp_servers = plan.relay.mcp_names
-        if self.channel is not None:
-            self.channel.mcp_servers = plan.relay.mcp_names  # mcp_status, mcp_* requests
-        self.hook_watch = HookWatch(plan.relay.watched)
-        self.mcp = McpWait(plan.relay, self.started, self.trace)
+        state.stream.mcp_servers = plan.relay.mcp_names
+        if state.channel is not None:
+            state.channel.mcp_servers = plan.relay.mcp_names  # mcp_status, mcp_* requests
+        state.hook_watch = HookWatch(plan.relay.watched)
+        self.mcp = McpWait(plan.relay, state.started, state.trace)
         self.rules = plan.rules
-        source = "stdin, stream-json" if self.multi_turn else options.prompt_source
-        self.trace(f"relay dir {plan.relay.dir}; prompts via {self.delivery} ({source})")
-        self.child = PtyChild(plan.argv, plan.env, cwd=os.getcwd())
-        self.trace(f"spawned {options.claude_binary} as pid {self.child.pid}")
-        if self.claude_version:
-            drift = contract.drift_note(self.facts)
-            self.trace(f"Claude Code {self.claude_version} (from its package){drift}")
-        guess = self.transcript.guessed_path()
+        source = "stdin, stream-json" if state.multi_turn else options.prompt_source
+        state.trace(f"relay dir {plan.relay.dir}; prompts via {self.delivery} ({source})")
+        self.pump.child = PtyChild(plan.argv, plan.env, cwd=os.getcwd())
+        state.trace(f"spawned {options.claude_binary} as pid {self.pump.child.pid}")
+        if state.claude_version:
+            drift = contract.drift_note(state.facts)
+            state.trace(f"Claude Code {state.claude_version} (from its package){drift}")
+        guess = state.transcript.guessed_path()
         if guess is not None:
-            self._open_transcript(guess)
+            self.routes.open_transcript(guess)
         # While the TUI boots: what the turn's end needs (~15 ms, `dataclasses` mostly),
         # imported on its critical path otherwise.
         from claude_print.records import summary  # noqa: F401
@@ -183,18 +197,19 @@ class Session(EventLoop):
     # --- the phases ---------------------------------------------------------
 
     def run(self) -> int:
-        if not self.multi_turn:
-            code = self._answered_here(self.turn)
+        state = self.state
+        if not state.multi_turn:
+            code = self._answered_here(state.turn)
             if code is not None:
                 return code
         self.boot_up()
-        if not self.multi_turn:
-            return self._run_turn(self.turn)
-        assert self.channel is not None
+        if not state.multi_turn:
+            return self._run_turn(state.turn)
+        assert state.channel is not None
         code = EXIT_OK
         while True:
             # (mypy joins the union to `object` through the generic pump)
-            taken = cast("Union[Prompt, Turn]", self._pump(self._next_input))
+            taken = cast("Union[Prompt, Turn]", self.pump.run(self._next_input))
             if isinstance(taken, Turn):
                 code = self._run_turn(taken)
                 continue
@@ -202,22 +217,22 @@ class Session(EventLoop):
             if prompt.text is None:  # stdin ended: so does the session, once its work has
                 return self._after_input(code)
             self.after = None  # the caller's turn comes first: the TUI queues the rest
-            self.later_stops = []
-            turn = Turn(prompt.text, self.delivery, prompt.arrived, len(self.transcript.records))
+            state.later_stops = []
+            turn = Turn(prompt.text, self.delivery, prompt.arrived, len(state.transcript.records))
             turn.images = prompt.images
-            if self.options.replay_user_messages:
+            if state.options.replay_user_messages:
                 turn.replay = prompt.message
             answered = self._answered_here(turn, prompt.error)
             if answered is not None:  # never in the TUI: nothing to interrupt
-                self.channel.interrupts.clear()
+                state.channel.interrupts.clear()
             code = self._run_turn(turn) if answered is None else answered
 
     def boot_up(self) -> None:
         """Boot: the spawn, then probes and screens until the input box is up."""
         self.start()
-        self._pump(self.keyed(self._boot_step, READY))
+        self.pump.run(self.pump.keyed(self._boot_step, READY))
         if self.delivery == "argv":  # it went in by itself at the box
-            advance(self.turn, Submitted(time.monotonic()))
+            advance(self.state.turn, Submitted(time.monotonic()))
 
     def take_turn(self, turn: Turn) -> int:
         """One prompt of a booted one-prompt session (a warm keeper's, keeper.py)."""
@@ -228,74 +243,77 @@ class Session(EventLoop):
         """A prompt that never reaches the TUI: refused (its text would act as keys, or
         it names a command the TUI would run otherwise than `claude -p`), or one that
         `claude -p` answers without a model turn (`slash.decide`). None: it goes in."""
+        state = self.state
         from claude_print.turns import slash
 
         paste = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
-        if not self.facts.version and slash.names_a_command(turn.prompt):
+        if not state.facts.version and slash.names_a_command(turn.prompt):
             # The rules are per release: ask the binary (a process start, only here).
-            version = release.claude_version(self.options.claude_binary)
-            self.facts = contract.facts_for(version)
-            self.emitter.release = version
-        forwarded = self.options.forwarded
+            version = release.claude_version(state.options.claude_binary)
+            state.facts = contract.facts_for(version)
+            state.emitter.release = version
+        forwarded = state.options.forwarded
         decision = slash.decide(
-            turn.prompt, self.facts.version, os.getcwd(), dict(os.environ), forwarded
+            turn.prompt, state.facts.version, os.getcwd(), dict(os.environ), forwarded
         )
         if decision.kind == slash.REFUSE:
-            self.trace(f"/{decision.command}: refused by the slash-command rules")
+            state.trace(f"/{decision.command}: refused by the slash-command rules")
         refusal = error or paste or (decision.text if decision.kind == slash.REFUSE else "")
         if refusal:
-            if not self.multi_turn:
+            if not state.multi_turn:
                 raise ClaudePrintError(refusal)
             return self._refuse_turn(turn, refusal)
         if decision.kind != slash.ANSWER:
             return None
-        self.turn = turn
-        self.trace(f"/{decision.command}: answered as claude -p {self.facts.version} does")
-        code = self._end(ended_early(decision.text, self.trace))
+        state.turn = turn
+        state.trace(f"/{decision.command}: answered as claude -p {state.facts.version} does")
+        code = self._end(ended_early(decision.text, state.trace))
         advance(turn, ResultOut())
         return code
 
     def _boot_step(self, now: float) -> Optional[Union[bytes, str]]:
-        exists = self.delivery == "argv" and self.transcript.exists()
-        return self.boot.step(now, self.tui.lines(), self.keys, exists)
+        exists = self.delivery == "argv" and self.state.transcript.exists()
+        return self.boot.step(now, self.state.tui.lines(), self.pump.keys, exists)
 
     def _refuse_turn(self, turn: Turn, message: str) -> int:
         """A message the TUI cannot take: an error result for it, the session goes on."""
-        self.turn = turn
-        self.trace(f"message refused: {message}")
-        return self.results.emit(turn_end.refused(self._context(), message))
+        state = self.state
+        state.turn = turn
+        state.trace(f"message refused: {message}")
+        return state.results.emit(turn_end.refused(self._context(), message))
 
     def _run_turn(self, turn: Turn) -> int:
-        self.turn = turn
-        if self.relay is not None:
-            self.relay.new_turn()
+        state = self.state
+        state.turn = turn
+        if self.pump.relay is not None:
+            self.pump.relay.new_turn()
         if turn.submitted_at is None:
-            self.rendering = True
-            if self.channel is not None and self.channel.pending_mode is not None:
-                self._switch_mode(self.channel.pending_mode)
-                self.channel.pending_mode = None
-            self.delivering = Delivery(
+            self.pump.rendering = True
+            if state.channel is not None and state.channel.pending_mode is not None:
+                self._switch_mode(state.channel.pending_mode)
+                state.channel.pending_mode = None
+            state.delivering = Delivery(
                 turn.prompt,
                 turn.delivery,
-                self.facts,
+                state.facts,
                 self._stage_prompt,
-                self._screen_error,
-                self.trace,
+                self.routes.screen_error,
+                state.trace,
                 time.monotonic(),
                 turn.images,
                 self.clipboard,
             )
-            self._pump(self.keyed(self._deliver_step, DELIVERED))
-            self.delivering = None
+            self.pump.run(self.pump.keyed(self._deliver_step, DELIVERED))
+            state.delivering = None
             submitted = time.monotonic()
             advance(turn, Submitted(submitted))
-            if self.multi_turn and self.emitter.streams_events:
-                self.stream.init_at_submission()  # as the CLI does
-            self._press_interrupt(submitted, " (it came before the prompt went in)")
-        self.rendering = False
-        self.watch = self._watch(turn)
-        verdict = self._pump(self.watch.step)
-        if not self.multi_turn:
+            if state.multi_turn and state.emitter.streams_events:
+                state.stream.init_at_submission()  # as the CLI does
+            self.routes.press_interrupt(submitted, " (it came before the prompt went in)")
+        self.pump.rendering = False
+        state.watch = self._watch(turn)
+        verdict = self.pump.run(state.watch.step)
+        if not state.multi_turn:
             return self._until_work_ends(turn, verdict)
         code = self._end(verdict)
         advance(turn, ResultOut())
@@ -308,8 +326,9 @@ class Session(EventLoop):
         for the work's notification) is watched too. Each turn's result goes out as
         `claude -p` prints it: at once in stream-json (and text where that release
         prints every result), else only the last."""
-        every = self.options.output_format == "stream-json" or (
-            self.options.output_format == "text" and self.facts.text_every_result
+        state = self.state
+        every = state.options.output_format == "stream-json" or (
+            state.options.output_format == "text" and state.facts.text_every_result
         )
         while True:
             wait = self.follower.after(turn, verdict, time.monotonic())
@@ -319,13 +338,13 @@ class Session(EventLoop):
             code = self._end(verdict, ctx, final=False) if every else None
             advance(turn, ResultOut())
             if not self._follows(wait):
-                self.turn = turn
+                state.turn = turn
                 return self._end(verdict, ctx) if code is None else code
             if code is None:  # counted in the run's totals, never printed
-                self.results.emit(verdict.build(ctx), show=False)
+                state.results.emit(verdict.build(ctx), show=False)
             turn = wait.turn
-            self.watch = self._watch(turn)
-            verdict = self._pump(self.watch.step)
+            state.watch = self._watch(turn)
+            verdict = self.pump.run(state.watch.step)
         code = self._end(verdict)
         advance(turn, ResultOut())
         return code
@@ -339,22 +358,23 @@ class Session(EventLoop):
 
     def _follows(self, wait: background.BackgroundWait) -> bool:
         self._hand_over(wait.turn)
-        self.idle_poll = background.WAIT_POLL
-        return self.follower.follows(wait, self._pump, time.monotonic)
+        self.pump.idle_poll = background.WAIT_POLL
+        return self.follower.follows(wait, self.pump.run, time.monotonic)
 
     def _hand_over(self, turn: Turn) -> None:
         """The TUI's next turn is ours to watch: its hooks go to it, those read early too."""
-        self.turn = turn
+        state = self.state
+        state.turn = turn
         now = time.monotonic()
-        for event in self.later_stops:
+        for event in state.later_stops:
             advance(turn, Stopped(event, now))
-        self.later_stops = []
+        state.later_stops = []
 
     def _next_input(self, now: float) -> Optional[Union[Prompt, Turn]]:
         """Between the caller's turns: its next message, or a turn the TUI started by
         itself for background work's notification (claude -p runs it as it comes)."""
-        assert self.channel is not None
-        prompt = self.channel.next_prompt(now)
+        assert self.state.channel is not None
+        prompt = self.state.channel.next_prompt(now)
         if prompt is None and self.after is not None and self.after.started():
             self._hand_over(self.after.turn)
             return self.follower.begun(self.after, now)
@@ -362,41 +382,48 @@ class Session(EventLoop):
 
     def _switch_mode(self, mode: str) -> None:
         """set_permission_mode, before the next prompt: Shift+Tab until the footer shows it."""
-        switch = ModeSwitch(mode, self._screen_error, self.trace)
-        self._pump(self.keyed(lambda now: switch.step(now, self.tui.lines(), self.keys), DONE))
+        switch = ModeSwitch(mode, self.routes.screen_error, self.state.trace)
+        self.pump.run(
+            self.pump.keyed(
+                lambda now: switch.step(now, self.state.tui.lines(), self.pump.keys), DONE
+            )
+        )
 
     def _watch(self, turn: Turn) -> TurnWatch:
+        state = self.state
         return TurnWatch(
             turn,
             self.rules,
-            self.transcript,
-            self.keys,
-            self.tui.lines,
-            self._child_gone,
-            self.hook_watch,
-            lambda: bool(self.asks.waiting),
-            self.channel.interrupts if self.channel is not None else [],
-            self._screen_error,
-            self.trace,
+            state.transcript,
+            self.pump.keys,
+            state.tui.lines,
+            self.pump.child_gone,
+            state.hook_watch,
+            lambda: bool(state.asks.waiting),
+            state.channel.interrupts if state.channel is not None else [],
+            self.routes.screen_error,
+            state.trace,
             self._tui_status,
         )
 
     def _tui_status(self) -> Optional[str]:
         from claude_print.tui import session_status
 
-        return session_status.status(self.child.pid if self.child else None, os.environ)
+        return session_status.status(self.pump.child.pid if self.pump.child else None, os.environ)
 
     def _deliver_step(self, now: float) -> Optional[Union[bytes, str]]:
         """Editor or paste: load the prompt, press Enter, until UserPromptSubmit shows it."""
-        delivering = self.delivering
+        delivering = self.state.delivering
         assert delivering is not None and self.mcp is not None
         if delivering.loading_at is None and self.mcp.holding(now):
             return None
-        return delivering.step(now, self.tui.lines, self.keys.last_output, self.keys.last_key)
+        return delivering.step(
+            now, self.state.tui.lines, self.pump.keys.last_output, self.pump.keys.last_key
+        )
 
     def _stage_prompt(self, text: str) -> None:
-        assert self.relay is not None
-        self.relay.stage_prompt(text)
+        assert self.pump.relay is not None
+        self.pump.relay.stage_prompt(text)
 
     def _end(
         self, verdict: Verdict, ctx: Optional[turn_end.Context] = None, final: bool = True
@@ -405,24 +432,30 @@ class Session(EventLoop):
         disk (not before: a SIGTERM can drop records still in its write queue); the cost
         is settled and the stream flushed, then the result goes out. `ctx`: the turn's
         context when it ended (a result held while background work ran)."""
+        state = self.state
         from claude_print.turns import tui_cost
 
-        one_shot = self.child if not self.multi_turn and final else None
+        one_shot = self.pump.child if not state.multi_turn and final else None
         if one_shot is not None:
             one_shot.request_exit()
-        if self.results.count:  # the TUI's cost-state is the run's: each turn is priced
+        if state.results.count:  # the TUI's cost-state is the run's: each turn is priced
             one_shot = None
-        if self.options.output_format != "text":  # text shows no cost: nothing to wait for
-            tui_cost.settle(verdict.summary, self.facts, one_shot, self.transcript, self.trace)
-        self.stream.flush()
+        if state.options.output_format != "text":  # text shows no cost: nothing to wait for
+            tui_cost.settle(verdict.summary, state.facts, one_shot, state.transcript, state.trace)
+        state.stream.flush()
         if verdict.notice is not None:
-            self.emitter.control(verdict.notice)
-        return self.results.emit(verdict.build(ctx or self._context()))
+            state.emitter.control(verdict.notice)
+        return state.results.emit(verdict.build(ctx or self._context()))
 
     def _context(self) -> turn_end.Context:
-        model_asked = bool(self.options.model or os.environ.get("ANTHROPIC_MODEL"))
+        state = self.state
+        model_asked = bool(state.options.model or os.environ.get("ANTHROPIC_MODEL"))
         return turn_end.context(
-            self.session_id or "", self.claude_version, self.facts, self.turn, model_asked
+            state.session_id or "",
+            state.claude_version,
+            state.facts,
+            state.turn,
+            model_asked,
         )
 
 

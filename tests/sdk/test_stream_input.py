@@ -499,15 +499,16 @@ def test_between_turns_the_loop_sleeps_until_something_happens(tmp_path: Path) -
     started = time.monotonic()
     options = Options(prompt="", prompt_source="stdin", input_format="stream-json")
     session = Session(options, Trace(False, started), Emitter("stream-json", True), started)
-    session.transcript.open(str(tmp_path / "t.jsonl"))
-    session.rendering = False
-    session.watch = session._watch(session.turn)
-    advance(session.turn, Stopped(HookEvent(contract.HOOK_STOP, {}), started))
-    session.watch.next_tail = started - 10  # last advanced by the finished turn
+    state, pump = session.state, session.pump
+    state.transcript.open(str(tmp_path / "t.jsonl"))
+    pump.rendering = False
+    state.watch = watch = session._watch(state.turn)
+    advance(state.turn, Stopped(HookEvent(contract.HOOK_STOP, {}), started))
+    watch.next_tail = started - 10  # last advanced by the finished turn
     now = time.monotonic()
-    assert session._wait_time(now) < 0.05  # the turn is live: poll its transcript
-    advance(session.turn, ResultOut())
-    assert session._wait_time(now) >= 0.5  # between turns: only the child's liveness
+    assert pump._wait_time(now) < 0.05  # the turn is live: poll its transcript
+    advance(state.turn, ResultOut())
+    assert pump._wait_time(now) >= 0.5  # between turns: only the child's liveness
 
 
 def test_requests_the_cli_answers_alike_without_the_tui(
