@@ -1,5 +1,7 @@
-"""The run's orchestrator: `runner.Session` owns the one event loop and drives the phases
-(boot, turns, shutdown) that the packages below it provide. Before the spawn: the
+"""The run's orchestrator: `runner.Session` drives the phases (boot, turns, shutdown) that
+the packages below it provide, over the one event loop of `pump.Pump` (the I/O owner:
+the child, the relay, the signal pipe, the keys), which hands what it reads to
+`routes.Routes`, which changes the run's state (`run_state.RunState`). Before the spawn: the
 relay, the TUI's command line and environment (launch), --file downloads
 (file_downloads); signals as an event the loop selects on (signals).
 
