@@ -61,6 +61,9 @@ def paths_for(key: str, environ: Mapping[str, str]) -> Paths:
     return paths_in(runtime_dir(environ), f"warm-{key}")
 
 
+FAILURE_MAX = 4000  # characters of a failed keeper's reason kept (its screen fits)
+
+
 def failure_path(paths: Paths) -> str:
     """Where a keeper whose TUI never reached its input box says why (`.failed` beside
     the slot's lock): a detached keeper has no output of its own, and the runs after it
@@ -75,7 +78,9 @@ def record_failure(paths: Paths, why: str) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(why.splitlines()[0][:500] if why else "unknown")
+            # Whole, with the screen the boot failed on (a pool test under load showed
+            # only "Screen:", and the dialog it met could not be known).
+            f.write(why[:FAILURE_MAX] if why else "unknown")
         os.replace(part, target)
 
 

@@ -89,7 +89,7 @@ def failures(directory: str, key: str) -> List[str]:
         for name in sorted(os.listdir(directory)):
             if name.startswith(head) and name.endswith(".failed"):
                 with contextlib.suppress(OSError), open(os.path.join(directory, name)) as f:
-                    found.append(f.read(600).strip())
+                    found.append(f.read(handover.FAILURE_MAX).strip())
     return found
 
 

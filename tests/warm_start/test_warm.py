@@ -368,6 +368,7 @@ def test_a_keeper_whose_tui_never_gets_ready_says_why(warm_sandbox: Sandbox) -> 
     [failed] = folder.glob("warm-*.failed")
     said = failed.read_text()
     assert said.startswith("its TUI did not get ready: "), said
+    assert "Something else entirely" in said, said  # the screen it met, whole
     assert stat.S_IMODE(failed.stat().st_mode) == 0o600
     proc = run_warm(warm_sandbox, ["hi"], env=env)
     err = proc.stderr.decode()
