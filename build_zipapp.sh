@@ -131,8 +131,34 @@ def _extracted():
     return site_packages if os.path.isdir(site_packages) else None
 
 
+def _keep_bytecode(site_packages):
+    """Bytecode for this interpreter in the cache, written once. Python writes none with
+    PYTHONDONTWRITEBYTECODE set (many container images set it), and then every start
+    compiled the whole package again: about 0.2 CPU-s of a short run's 0.35 (2026-11-27).
+    The package's own __init__ is compiled last: its bytecode marks the work done."""
+    tag = sys.implementation.cache_tag
+    if not sys.dont_write_bytecode or tag is None or sys.pycache_prefix:
+        return
+    package = os.path.join(site_packages, ENTRY_MODULE.split(".")[0])
+    marker = os.path.join(package, "__pycache__", "__init__." + tag + ".pyc")
+    if os.path.exists(marker):
+        return
+    import py_compile
+
+    sources = []
+    for folder, _, names in os.walk(package):
+        sources += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
+    top = os.path.join(package, "__init__.py")
+    for source in sorted(sources, key=lambda path: path == top):
+        try:
+            py_compile.compile(source, doraise=True)
+        except Exception:
+            return  # a read-only cache: Python compiles in memory, as before
+
+
 _site_packages = _extracted()
 if _site_packages is not None:
+    _keep_bytecode(_site_packages)
     sys.path.insert(0, _site_packages)
     _module = __import__(ENTRY_MODULE, fromlist=[ENTRY_FUNCTION])
     sys.exit(getattr(_module, ENTRY_FUNCTION)())

@@ -84,6 +84,26 @@ def test_a_full_run_through_the_fast_path(pyz: Path, tmp_path: Path) -> None:
     assert "_bootstrap" not in imported(proc)
 
 
+def test_bytecode_is_kept_where_python_may_not_write_it(pyz: Path, tmp_path: Path) -> None:
+    """With PYTHONDONTWRITEBYTECODE set (many container images set it) Python writes no
+    bytecode, and every start compiled the package again; the launcher writes it into
+    the cache once, for this interpreter, so the later starts read it."""
+    tag = sys.implementation.cache_tag
+    assert run_pyz(pyz, tmp_path, ["--version"], PYTHONDONTWRITEBYTECODE="1").returncode == 0
+    [cache] = cache_dirs(tmp_path)
+    package = tmp_path / ".shiv" / cache / "site-packages" / "claude_print"
+    sources = sorted(package.rglob("*.py"))
+    assert len(sources) > 50
+    second = run_pyz(pyz, tmp_path, ["--version"], PYTHONDONTWRITEBYTECODE="1")
+    assert second.returncode == 0, second.stderr
+    missing = [
+        str(src.relative_to(package))
+        for src in sources
+        if not (src.parent / "__pycache__" / f"{src.stem}.{tag}.pyc").is_file()
+    ]
+    assert missing == []
+
+
 @pytest.mark.parametrize("home", ["/dev/null", ""], ids=["unusable-home", "empty-home"])
 def test_no_usable_home_runs_from_the_archive(pyz: Path, tmp_path: Path, home: str) -> None:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SHIV_")}
