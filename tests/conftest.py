@@ -32,6 +32,7 @@ from harness import (  # noqa: E402
     real_claude_paths,
     remove_run_dir,
 )
+from tiers import releases_marked, runs_on  # noqa: E402
 
 from claude_print.hooks.relay import Relay  # noqa: E402
 
@@ -50,13 +51,6 @@ def real_claude(request: pytest.FixtureRequest) -> str:
     return path
 
 
-def core_only_releases() -> List[str]:
-    """Releases marked `core` in tests/matrix.txt: only the `matrix` e2e tests run there."""
-    path = TESTS / "matrix.txt"
-    rows = [line.split() for line in path.read_text().splitlines() if line[:1].isdigit()]
-    return [row[0] for row in rows if "core" in row[1:]]
-
-
 def _version_key(release: str) -> Tuple[int, ...]:
     return tuple(int(part) for part in (release or "0.0.0").split("."))
 
@@ -68,26 +62,19 @@ def newest_release() -> str:
 
 
 # CLAUDE_PRINT_TEST_FULL=1 (`scripts/test --full`): every e2e case on every release, the
-# whole of each space; without it (CI) a `core` release runs the `matrix` tests and the
-# newest all but the `newest_only` rest of a space (docs/compatibility.md, "CI").
+# whole of each space; without it (CI) the tiers of tests/matrix.txt (support/tiers.py).
 FULL = os.environ.get("CLAUDE_PRINT_TEST_FULL", "") not in ("", "0")
 
 
-def _runs_on(item: pytest.Item, core_only: List[str], newest: str, full: bool = FULL) -> bool:
-    """An e2e case runs on its release unless the release is `core` (tests/matrix.txt)
-    and the test not `matrix`, or the case is `newest_only` and its release not the
-    newest of the run; `full`: `newest_only` on the newest too, and every test on a
-    `core` release."""
+def _runs_on(item: pytest.Item, newest: str, core: List[str], between: List[str]) -> bool:
+    """tiers.runs_on for a collected case; a test that drives no release always runs."""
     callspec = getattr(item, "callspec", None)
     binary = callspec.params.get("real_claude") if callspec is not None else None
     if binary is None:
         return True
+    marks = {mark.name for mark in item.iter_markers()}
     release = claude_release(str(binary))
-    if full:
-        return release == newest or item.get_closest_marker("newest_only") is None
-    if release in core_only and item.get_closest_marker("matrix") is None:
-        return False
-    return item.get_closest_marker("newest_only") is None
+    return runs_on(release, marks, newest=newest, core=core, between=between, full=FULL)
 
 
 def _cost_rank(item: pytest.Item) -> int:
@@ -100,12 +87,13 @@ def _cost_rank(item: pytest.Item) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    core_only = core_only_releases()
+    matrix = TESTS / "matrix.txt"
+    core, between = releases_marked("core", matrix), releases_marked("between", matrix)
     newest = newest_release()
     keep: List[pytest.Item] = []
     drop: List[pytest.Item] = []
     for item in items:
-        (keep if _runs_on(item, core_only, newest) else drop).append(item)
+        (keep if _runs_on(item, newest, core, between) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
     keep.sort(key=_cost_rank)  # stable: each group keeps pytest's order

@@ -91,7 +91,9 @@ def assert_like_claude_p(run: Pair, fmt: str) -> None:
 
 
 @pytest.mark.matrix  # in scripts/sweep-releases' core: how delegation ends moves between releases
-@pytest.mark.parametrize("fmt", ["json", "text", "stream-json"])
+@pytest.mark.parametrize(
+    "fmt", [pytest.param("json", marks=pytest.mark.between), "text", "stream-json"]
+)
 def test_a_background_command_runs_to_its_end_and_the_model_hears_of_it(
     real_claude: str,
     sandbox: Sandbox,
@@ -108,6 +110,7 @@ def test_a_background_command_runs_to_its_end_and_the_model_hears_of_it(
 
 
 @pytest.mark.matrix
+@pytest.mark.between
 def test_a_delegated_task_is_answered_after_the_subagent_reports(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer
 ) -> None:
@@ -125,6 +128,7 @@ RUN_LONG = [background("sleep 600; echo done > bg.txt", "long"), "--output-forma
 
 
 @pytest.mark.matrix  # a per-release rule
+@pytest.mark.between
 def test_a_command_that_never_ends_is_stopped_or_waited_for_as_in_claude_p(
     real_claude: str, sandbox: Sandbox
 ) -> None:
@@ -150,6 +154,7 @@ def test_a_command_that_never_ends_is_stopped_or_waited_for_as_in_claude_p(
 
 
 @pytest.mark.matrix  # a per-release rule
+@pytest.mark.between
 def test_the_ceiling_ends_the_wait_for_a_subagent_as_in_claude_p(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer
 ) -> None:

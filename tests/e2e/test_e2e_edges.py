@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 FIELDS = ("type", "subtype", "is_error", "result", "num_turns", "terminal_reason", "stop_reason")
 
 
+@pytest.mark.between
 def test_a_prompt_over_the_context_limit_ends_as_in_claude_p(
     sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer, real_claude: str
 ) -> None:

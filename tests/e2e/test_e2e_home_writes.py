@@ -18,6 +18,7 @@ from harness import Sandbox, run_pair
 pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
 
 
+@pytest.mark.between
 def test_a_run_leaves_in_home_what_claude_p_leaves(
     sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer, real_claude: str
 ) -> None:

@@ -63,6 +63,8 @@ SAMPLE = {
     ("SessionStart", "context"),
 }
 
+BETWEEN = ("PreToolUse", "deny")  # the release between: the documented deny difference
+
 
 def params() -> List[Any]:
     """Each case once, the ways in and the sources alternating over the cases (so each
@@ -72,6 +74,8 @@ def params() -> List[Any]:
         via = ("stdin", "argv")[n % 2]
         source = SOURCES[(n // 2) % 2]
         marks = [] if case[:2] in SAMPLE else [pytest.mark.newest_only]
+        if case[:2] == BETWEEN:
+            marks.append(pytest.mark.between)
         name = f"{case.event}-{case.decision}-{via}"
         out.append(pytest.param(case, via, source, id=name, marks=marks))
     return out

@@ -171,7 +171,13 @@ CASES = {
 
 
 @pytest.mark.matrix
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=[pytest.mark.between] if c == "one_png_after_text" else [])
+        for c in sorted(CASES)
+    ],
+)
 def test_a_stream_json_image_reaches_the_model_as_claude_p_sends_it(
     case: str,
     sandbox: Sandbox,

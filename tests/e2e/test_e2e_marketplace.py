@@ -39,6 +39,7 @@ def recording_path(bindir: Path, log: Path) -> Dict[str, str]:
 
 
 @pytest.mark.matrix  # also in scripts/sweep-releases' core: every release must know the variable
+@pytest.mark.between
 def test_the_official_marketplace_is_never_fetched(
     real_claude: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:

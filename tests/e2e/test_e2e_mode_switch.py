@@ -74,6 +74,7 @@ def converse(argv: List[str], sandbox: Sandbox, api: FakeApiServer, target: Path
     }
 
 
+@pytest.mark.between
 def test_footer_words_in_an_answer_are_not_the_mode(
     tmp_path: Path,
     sandbox: Sandbox,

@@ -112,6 +112,9 @@ class Case(NamedTuple):
     channel: str
 
 
+BETWEEN = Case("lines-50", "stdin")  # the paste's line rules, which moved between releases
+
+
 def cases() -> Iterator[Any]:
     n = 0
     for name, text in TEXTS.items():
@@ -121,11 +124,15 @@ def cases() -> Iterator[Any]:
             if channel == "argv" and "\x00" in text:
                 continue
             n += 1
-            # Every third case in CI on the newest, every sixth also on the older ones
-            # (`matrix`), the rest with --full (the input box differs per release).
-            marks = (pytest.mark.matrix,) if n % 6 == 0 else ()
-            marks = marks if n % 3 == 0 else (pytest.mark.newest_only,)
-            yield pytest.param(Case(name, channel), id=f"{name}-{channel}", marks=marks)
+            # Every sixth case in CI on the newest, every twelfth also on the oldest
+            # (`matrix`), one on the release between (`between`), the rest with --full
+            # (the input box differs per release).
+            marks: Tuple[Any, ...] = (pytest.mark.matrix,) if n % 12 == 0 else ()
+            marks = marks if n % 6 == 0 else (pytest.mark.newest_only,)
+            case = Case(name, channel)
+            if case == BETWEEN:
+                marks = (*marks, pytest.mark.between)
+            yield pytest.param(case, id=f"{name}-{channel}", marks=marks)
 
 
 def invocation(case: Case, tmp: Path, ours: bool) -> Tuple[List[str], Optional[bytes]]:

@@ -70,7 +70,7 @@ def test_cost_with_another_model_matches_claude_p(real_claude: str, sandbox: San
 @pytest.mark.parametrize(
     "prompt",
     [
-        "What is 2+2?",
+        pytest.param("What is 2+2?", marks=pytest.mark.between),
         "Zeile eins: «Grüße» 🦀\n  second line, trailing spaces   \n$HOME `id` \\n 'q' \"qq\"\nend",
     ],
     ids=["one-line", "multiline-unicode"],
@@ -158,6 +158,7 @@ def test_delivery_paths_are_pinned(
 
 
 @pytest.mark.matrix  # the contract's per-release rule
+@pytest.mark.between
 def test_large_paste_is_wrapped_only_where_the_contract_says(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
@@ -225,7 +226,11 @@ def read_stream(proc: subprocess.Popen[bytes], timeout: float) -> Tuple[List[byt
 
 
 @pytest.mark.matrix
-@pytest.mark.parametrize("prompt", ["What is 2+2?", TOOL_PROMPT], ids=["plain", "tool"])
+@pytest.mark.parametrize(
+    "prompt",
+    ["What is 2+2?", pytest.param(TOOL_PROMPT, marks=pytest.mark.between)],
+    ids=["plain", "tool"],
+)
 def test_stream_json_matches_claude_p(real_claude: str, sandbox: Sandbox, prompt: str) -> None:
     args = ["--output-format", "stream-json", "--verbose", prompt]
     proc = subprocess.Popen(
@@ -393,6 +398,7 @@ def test_max_turns_stream_matches_claude_p(real_claude: str, sandbox: Sandbox) -
 
 
 @pytest.mark.matrix
+@pytest.mark.between  # a screen
 def test_api_key_question_fails_with_advice(real_claude: str, sandbox: Sandbox) -> None:
     """The TUI asks whether to use ANTHROPIC_API_KEY (a billing decision): never answered."""
     seed = json.loads((sandbox.home / ".claude.json").read_text())

@@ -112,6 +112,7 @@ def without_tui_lines(messages: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return list(out)
 
 
+@pytest.mark.between
 def test_the_tools_and_messages_are_claude_p_s_whole(
     sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer, real_claude: str
 ) -> None:

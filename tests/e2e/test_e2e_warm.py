@@ -95,7 +95,14 @@ SAMPLE = ("nothing", "CLAUDE.md", "a settings file", "git status")
 @pytest.mark.parametrize(
     "change",
     [
-        pytest.param(change, marks=[] if change in SAMPLE else [pytest.mark.newest_only])
+        pytest.param(
+            change,
+            marks=[pytest.mark.between]
+            if change == "nothing"
+            else []
+            if change in SAMPLE
+            else [pytest.mark.newest_only],
+        )
         for change in sorted(CHANGES)
     ],
 )

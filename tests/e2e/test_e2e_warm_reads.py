@@ -152,6 +152,7 @@ def strace_binary(tmp_path: Path, real_claude: str) -> Tuple[str, Path]:
     return str(wrapper), log
 
 
+@pytest.mark.between
 def test_the_tui_reads_nothing_the_fingerprint_misses(
     sandbox: Sandbox, real_claude: str, strace_binary: Tuple[str, Path]
 ) -> None:
