@@ -46,6 +46,15 @@ def test_each_tier_takes_its_cases(case: Tuple[str, FrozenSet[str]]) -> None:
         assert got == expected, (release, sorted(marks), "full" if full else "CI")
 
 
+@pytest.mark.parametrize("release", [OLD, MID])
+def test_a_run_of_one_release_tests_it_as_the_newest(release: str) -> None:
+    """The release sweep drives one release at a time: a `core` or `between` one then
+    takes every case but the rest of a space, as the newest does."""
+    for marks, expected in ((PLAIN, True), (MATRIX, True), (BETWEEN, True), (REST, False)):
+        got = runs_on(release, marks, newest=release, core=[OLD], between=[MID], full=False)
+        assert got == expected, (release, sorted(marks))
+
+
 def test_the_ci_matrix_is_the_oldest_core_one_between_and_the_newest(tmp_path: Path) -> None:
     matrix = TESTS / "matrix.txt"
     assert releases_marked("core", matrix) == ["2.1.197"]
