@@ -197,17 +197,29 @@ SCREEN_MARKERS: Dict[str, Tuple[str, ...]] = {
     # first and it never shows; 2.1.330 shows it without the hook in plan mode when the
     # auto-mode classifier cannot run (a custom ANTHROPIC_BASE_URL).
     "permission_dialog": ("Do you want to proceed?",),
+    # The fullscreen renderer's offer (2.1.197 to 2.1.332 have it): shown at start when the
+    # classic renderer runs, e.g. after a fullscreen launch in this HOME "didn't finish
+    # starting" (a TUI killed within 10 s of its first frame leaves its pid in
+    # ~/.claude.json's fullscreenBootPending; the next launch counts it as a failed start
+    # and falls back; seen on 2.1.270 with a pool's keepers under load). `claude -p` draws
+    # nothing: the renderer is not its concern.
+    "renderer_upsell": ("Try the new fullscreen renderer?", "Not now"),
 }
 # Choice to pick on screens that claude-print answers, matched against the
 # text after the caret / list number.
 TRUST_ACCEPT = "Yes, I trust this folder"
 ADD_DIR_ACCEPT = "Yes, add it"
 BYPASS_ACCEPT = "Yes, I accept"
+# "Not now" and Esc both dismiss the offer (the TUI then never shows it again in this HOME);
+# "Yes, try it" would restart the TUI into the other renderer and write `tui` into the
+# user's settings.
+RENDERER_UPSELL_DECLINE = "Not now"
 # The screens claude-print answers, and the choice it picks (bypass: only when asked for).
 ANSWERED_SCREENS: Dict[str, str] = {
     "trust": TRUST_ACCEPT,
     "add_dir_trust": ADD_DIR_ACCEPT,
     "bypass": BYPASS_ACCEPT,
+    "renderer_upsell": RENDERER_UPSELL_DECLINE,
 }
 # The ready REPL: an input line starting with the caret, between two rules, and one
 # of these footers ("? for shortcuts" in the default permission mode only; other

@@ -504,6 +504,54 @@ def test_add_dir_dialog_is_answered_yes() -> None:
             fresh.step(no_caret, now, 19.0, 19.0)
 
 
+# A pool keeper's screen on 2.1.270 under load (its `.failed` file; the first line cut at
+# 100 columns there): an earlier TUI in the same HOME was killed within 10 s of its first
+# frame, so this one fell back to the classic renderer and offered the fullscreen one.
+RENDERER_UPSELL = [
+    "Claude Code's fullscreen renderer didn't finish starting last time on this machine, "
+    "so this launch i",
+    "ic renderer.",
+    " ▐▛███▜▌   Claude Code v2.1.270",
+    "▝▜█████▛▘  Opus 5 (1M context) · API Usage Billing",
+    "  ▘▘ ▝▝    /tmp/pytest-of-root/pytest-466/test_runs_that_start_together_0/project",
+    "\u2500" * 120,
+    "  Try the new fullscreen renderer?",
+    "  · Flicker-free output — fixes the flashing you see during long responses",
+    "  · Mouse support — click to move your cursor or expand results",
+    "  · Selected text auto-copies to your clipboard",
+    f"  {CARET} 1. Yes, try it",
+    "    2. Not now",
+    "  Enter to confirm · Esc to cancel",
+]
+
+
+def test_fullscreen_renderer_offer_is_declined() -> None:
+    from claude_print.errors import ClaudePrintError
+    from claude_print.tui.boot import StartupScreens
+
+    def fail(what: str, lines: List[str]) -> ClaudePrintError:
+        return ClaudePrintError(what)
+
+    boot = StartupScreens(False, fail, lambda _: None)
+    state = classify(RENDERER_UPSELL)
+    assert (state.kind, state.choices, state.selected) == (
+        "renderer_upsell",
+        ["Yes, try it", "Not now"],
+        0,
+    )
+    # Still for longer than an unknown screen may stay: a key, never a failure; and never
+    # Enter on "Yes, try it" (a restart into the other renderer, `tui` in the settings).
+    assert boot.step(RENDERER_UPSELL, 10.0, 5.0, 5.0) == contract.KEY_DOWN
+    moved = [
+        line.replace(f"{CARET} 1.", "  1.").replace("  2. Not", f"{CARET} 2. Not")
+        for line in RENDERER_UPSELL
+    ]
+    assert boot.step(moved, 11.0, 10.0, 10.0) == contract.KEY_ENTER
+    # The tip in the REPL's footer area names the renderer too: that is no dialog.
+    tip = "  ✻ Tip: Try the new fullscreen renderer — flicker-free output · /tui fullscreen"
+    assert classify([*capture("ready.bin"), tip]).kind == "ready"
+
+
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
