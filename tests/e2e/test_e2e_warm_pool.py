@@ -35,8 +35,11 @@ def pool_state(sandbox: Sandbox) -> str:
     shown = []
     for path in sorted((run_dir(sandbox) / f"claude-print-{os.getuid()}").glob("warm-*")):
         with contextlib.suppress(OSError):
-            body = path.read_bytes()[:300] if path.suffix in (".lock", ".failed") else b""
-            shown.append(f"{path.name} {body!r}")
+            if path.suffix == ".failed":  # whole: the screen the keeper's boot failed on
+                shown.append(f"{path.name}:\n{path.read_text(errors='replace')}\n")
+            else:
+                body = path.read_bytes()[:300] if path.suffix == ".lock" else b""
+                shown.append(f"{path.name} {body!r}")
     return "; ".join(shown) or "(no slot files)"
 
 
