@@ -48,6 +48,11 @@ class StreamOut:
         self.session_id = ""
         self.tool_names: Dict[str, str] = {}  # tool_use id -> tool name
         self.model = ""  # the model in use, once an answer names it
+        self.shape_seen = False  # an api-request-shape record was read (the tools)
+        # The turn's messages read before the first shape record, where the release writes
+        # one: its write can land after the answer's (seen on 2.1.332 under load), and an
+        # init line sent then would list no tools. They go once the shape is read.
+        self.held: List[Dict[str, Any]] = []
 
     def open(self, session_id: str, reports: bool, reported: Optional[Any], own_dir: str) -> None:
         """Convert this session's records; with `reports`, runs of the user's settings
@@ -66,9 +71,12 @@ class StreamOut:
     def feed(self, record: Dict[str, Any]) -> None:
         if self.converter is not None and self.subagents is not None:
             self.converter.facts = self.facts()
+            self.shape_seen = self.shape_seen or record.get("type") == "api-request-shape"
             self._emit(self.subagents.around(self.converter.feed(record)))
             if self.converter.in_turn and self.emitter.streams_events:
                 self._early_init(record)
+            if self.held and self.shape_seen:
+                self._emit([])
 
     def poll_subagents(self) -> None:
         """What the background subagents wrote since the last look (their transcripts
@@ -115,6 +123,8 @@ class StreamOut:
         the user's hook runs still held."""
         if self.converter is not None and self.subagents is not None:
             self._emit(self.subagents.around(self.converter.flush()) + self.subagents.flush())
+        if self.held:  # no shape came (an error before the request): as read
+            self._emit([], hold=False)
         if self.emitter.streams_events:
             self.init("")
         self.release_hooks(turn_over=True)
@@ -144,13 +154,24 @@ class StreamOut:
         for event in self.hook_watch().release(self.tool_names, turn_over):
             self.emitter.event(event)
 
-    def _emit(self, events: List[Dict[str, Any]]) -> None:
+    def _awaits_shape(self) -> bool:
+        """The turn's init line waits for the tools the first shape record names."""
+        return (
+            not self.shape_seen and self.facts().request_shape_record and not self.turn().init_sent
+        )
+
+    def _emit(self, events: List[Dict[str, Any]], hold: bool = True) -> None:
+        if self.held and not (hold and self._awaits_shape()):
+            events, self.held = self.held + events, []
         for event in events:
             if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, *TASK_EVENTS):
                 self.emitter.event(event)  # claude -p reports these before system/init
                 continue
             if event.get("parent_tool_use_id"):
                 self.emitter.event(event)  # a subagent's: not the turn's model, tools, hooks
+                continue
+            if hold and self._awaits_shape():
+                self.held.append(event)
                 continue
             if event.get("type") == "assistant":
                 model = str(event.get("message", {}).get("model", ""))

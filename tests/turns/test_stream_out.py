@@ -238,3 +238,40 @@ def test_a_first_turns_init_waits_for_the_tools_even_with_the_model_known() -> N
         out.feed(record)
     [init] = [e for e in emitter.events if e.get("subtype") == "init"]
     assert "Bash" in init["tools"] and init["model"] == "claude-opus-5-5"
+
+
+def test_an_answer_written_before_the_request_shape_waits_for_its_tools() -> None:
+    """2.1.332 can write the answer's record before the request's shape record (measured:
+    a fresh-clone CI's TS SDK case, under load; the init line went out with no tools).
+    The answer is held until the shape is read: init first, with the tools, then it."""
+    records = transcript("2.1.332", "plain")
+    shape = next(i for i, r in enumerate(records) if r.get("type") == "api-request-shape")
+    answer = next(i for i, r in enumerate(records) if r.get("type") == "assistant")
+    assert shape < answer
+    swapped = [r for i, r in enumerate(records) if i != answer]
+    swapped.insert(shape, records[answer])  # as that run wrote them
+    out, emitter, feed, _ = rig("2.1.332", swapped)
+    steps = []
+    for record in swapped:
+        before = len(emitter.events)
+        feed.records.append(record)
+        out.feed(record)
+        steps.append((record_kind(record), kinds(emitter.events[before:])))
+    out.flush()
+    assert [s for s in steps if s[1]] == [("api-request-shape", ["system/init", "assistant/text"])]
+    [init] = [e for e in emitter.events if e.get("subtype") == "init"]
+    assert "Bash" in init["tools"], init["tools"]
+    assert init["model"] == "claude-opus-5-5"
+
+
+def test_a_turn_with_no_shape_record_still_sends_what_it_read() -> None:
+    """Where no shape record ever comes (an error before the request), what was held goes
+    out at the turn's end, after its init line."""
+    records = [r for r in transcript("2.1.332", "plain") if r.get("type") != "api-request-shape"]
+    out, emitter, feed, _ = rig("2.1.332", records)
+    for record in records:
+        feed.records.append(record)
+        out.feed(record)
+    assert emitter.events == []
+    out.flush()
+    assert kinds(emitter.events) == ["system/init", "assistant/text"]
