@@ -64,6 +64,8 @@ SAMPLE = {
 }
 
 BETWEEN = ("PreToolUse", "deny")  # the release between: the documented deny difference
+# The oldest release: the decisions that stop something, and the documented deny difference.
+CORE = {("Stop", "block-once"), ("StopFailure", "block"), BETWEEN, ("UserPromptSubmit", "block")}
 
 
 def params() -> List[Any]:
@@ -74,6 +76,8 @@ def params() -> List[Any]:
         via = ("stdin", "argv")[n % 2]
         source = SOURCES[(n // 2) % 2]
         marks = [] if case[:2] in SAMPLE else [pytest.mark.newest_only]
+        if case[:2] in CORE:
+            marks.append(pytest.mark.matrix)
         if case[:2] == BETWEEN:
             marks.append(pytest.mark.between)
         name = f"{case.event}-{case.decision}-{via}"
@@ -102,8 +106,7 @@ def summary(stdout: bytes, requests: List[Dict[str, Any]]) -> Dict[str, Any]:
     }
 
 
-@pytest.mark.matrix  # per-release rules
-@pytest.mark.parametrize(("case", "via", "source"), params())
+@pytest.mark.parametrize(("case", "via", "source"), params())  # per-release rules
 def test_a_user_hook_decides_as_under_claude_p(
     sandbox: Sandbox,
     fake_api: FakeApiServer,

@@ -21,7 +21,7 @@ from fake_api import FakeApiServer, announced_mcp_tools
 from harness import SUPPORT, Sandbox, run_claude_print, run_dir
 from warm_helpers import git, keeper_ready, stop_keepers, wait_until, warm_env, warm_up_until_ready
 
-pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
+pytestmark = pytest.mark.e2e  # `matrix` per test: the request space takes a sample
 
 PROMPT = "What is in this warm zebra request?"
 
@@ -97,8 +97,10 @@ SAMPLE = ("nothing", "CLAUDE.md", "a settings file", "git status")
     [
         pytest.param(
             change,
-            marks=[pytest.mark.between]
+            marks=[pytest.mark.matrix, pytest.mark.between]
             if change == "nothing"
+            else [pytest.mark.matrix]
+            if change == "CLAUDE.md"
             else []
             if change in SAMPLE
             else [pytest.mark.newest_only],
@@ -157,6 +159,7 @@ def test_warm_request_equals_cold(
     assert warm_body == cold_body, body_diff(warm_body, cold_body)
 
 
+@pytest.mark.matrix
 def test_a_slow_mcp_server_is_up_before_the_keeper_says_ready(
     sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str
 ) -> None:
@@ -201,6 +204,7 @@ WAYS_IN = {
 }
 
 
+@pytest.mark.matrix
 @pytest.mark.parametrize(
     "way",
     [
