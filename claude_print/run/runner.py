@@ -31,7 +31,7 @@ from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.options import Options, new_session_id, permission_mode
 from claude_print.printing.emit import Emitter, Trace
-from claude_print.run import launch
+from claude_print.run import launch, result_out
 from claude_print.run.pump import Pump
 from claude_print.run.routes import Routes
 from claude_print.run.run_state import RunState
@@ -428,35 +428,13 @@ class Session:
     def _end(
         self, verdict: Verdict, ctx: Optional[turn_end.Context] = None, final: bool = True
     ) -> int:
-        """The turn's result. A one-shot TUI may shut down now that its last turn is on
-        disk (not before: a SIGTERM can drop records still in its write queue); the cost
-        is settled and the stream flushed, then the result goes out. `ctx`: the turn's
-        context when it ended (a result held while background work ran)."""
-        state = self.state
-        from claude_print.turns import tui_cost
-
-        one_shot = self.pump.child if not state.multi_turn and final else None
-        if one_shot is not None:
-            one_shot.request_exit()
-        if state.results.count:  # the TUI's cost-state is the run's: each turn is priced
-            one_shot = None
-        if state.options.output_format != "text":  # text shows no cost: nothing to wait for
-            tui_cost.settle(verdict.summary, state.facts, one_shot, state.transcript, state.trace)
-        state.stream.flush()
-        if verdict.notice is not None:
-            state.emitter.control(verdict.notice)
-        return state.results.emit(verdict.build(ctx or self._context()))
+        """The turn's result (result_out.emit); `final`: a one-shot run's last turn, whose
+        TUI may shut down now."""
+        one_shot = self.pump.child if not self.state.multi_turn and final else None
+        return result_out.emit(self.state, verdict, one_shot, ctx)
 
     def _context(self) -> turn_end.Context:
-        state = self.state
-        model_asked = bool(state.options.model or os.environ.get("ANTHROPIC_MODEL"))
-        return turn_end.context(
-            state.session_id or "",
-            state.claude_version,
-            state.facts,
-            state.turn,
-            model_asked,
-        )
+        return result_out.context(self.state)
 
 
 __all__ = ["Session"]
