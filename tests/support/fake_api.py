@@ -59,6 +59,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 import zipfile
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -634,6 +635,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+# url -> the server there, while it lives (recorded_claude_p adds a replayed run's
+# requests to the server the live run would have sent them to).
+SERVERS: weakref.WeakValueDictionary[str, FakeApiServer] = weakref.WeakValueDictionary()
+
+
 class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -647,6 +653,7 @@ class FakeApiServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.authority: Optional[Any] = None
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
+        SERVERS[self.url] = self
 
     @property
     def url(self) -> str:

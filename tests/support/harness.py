@@ -14,9 +14,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from fake_api import FAKE_KEY, PINNED_BINARY, FakeApiServer, subscription_env
+import recorded_claude_p as recorded
+from fake_api import FAKE_KEY, PINNED_BINARY, SERVERS, FakeApiServer, subscription_env
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
@@ -159,15 +160,91 @@ def run_claude_p(
     stdin: Optional[bytes] = None,
     env: Optional[Dict[str, str]] = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [binary, "-p", *args],
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        cwd=sandbox.project,
-        env=sandbox.env(**(env or {})),
-        timeout=RUN_TIMEOUT,
-    )
+    """`claude -p ARGS` in the sandbox: recorded once, replayed after (recorded_claude_p);
+    a recorded or replayed run leaves no files behind."""
+    extra = dict(env or {})
+
+    def live() -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [binary, "-p", *args],
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            cwd=sandbox.project,
+            env=sandbox.env(**extra),
+            timeout=RUN_TIMEOUT,
+        )
+
+    oracle = Oracle(sandbox, binary, args, stdin, extra, extra.get("ANTHROPIC_BASE_URL"))
+    replayed = oracle.replay()
+    if replayed is not None:
+        return replayed
+    if not oracle.recording:
+        return live()
+    undo = recorded.Undo(oracle.places)
+    start = len(oracle.server.requests) if oracle.server else 0
+    proc = live()
+    undo.restore()
+    oracle.save(proc, start)
+    return proc
+
+
+class Oracle:
+    """One `claude -p` run of a test and its recording (tests/support/recorded_claude_p.py):
+    whether it is replayed, recorded or run live, and the doing of each."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        binary: str,
+        args: List[str],
+        stdin: Optional[bytes],
+        env: Dict[str, str],
+        api_url: Optional[str],
+    ) -> None:
+        self.binary, self.args = binary, args
+        self.api_url = api_url or sandbox.api_url
+        self.places = recorded.Places(sandbox.home, sandbox.project, sandbox.tmp, self.api_url)
+        self.release = claude_release(binary)
+        self.server = SERVERS.get(self.api_url)
+        chosen = recorded.mode()
+        # A subscription login's tokens and a token authority change with every run.
+        usable = self.server is not None and self.server.authority is None and not sandbox.oauth
+        self.mode = chosen if usable and self.release else "live"
+        self.key = (
+            recorded.key(self.release, self.places, args, stdin, env) if self.mode != "live" else ""
+        )
+        self.recording = self.mode == "record"
+        self.changes: Optional[List[str]] = None  # a replayed twin run's side effects
+
+    def replay(
+        self, twin: Optional[recorded.Places] = None
+    ) -> Optional[subprocess.CompletedProcess[bytes]]:
+        """The recorded run, its requests on the fake API; None when it is to run."""
+        if self.mode != "replayed":
+            return None
+        found = recorded.load(self.release, self.key, twin or self.places)
+        if found is None:
+            return None
+        assert self.server is not None
+        for request in found.requests:
+            self.server.record(request)
+        self.changes = found.changes
+        return subprocess.CompletedProcess(
+            [self.binary, "-p", *self.args], found.returncode, found.stdout, found.stderr
+        )
+
+    def save(
+        self,
+        proc: subprocess.CompletedProcess[bytes],
+        start: int,
+        twin: Optional[recorded.Places] = None,
+        changes: Optional[List[str]] = None,
+    ) -> None:
+        assert self.server is not None
+        requests = self.server.requests[start:]
+        run = recorded.Recording(proc.returncode, proc.stdout, proc.stderr, requests, changes)
+        recorded.save(self.release, self.key, twin or self.places, run)
 
 
 def entrypoints(path: Path) -> List[str]:
@@ -213,17 +290,60 @@ def run_pair(
     """`claude-print OURS` and `claude -p THEIRS` side by side, each on its own fake API
     (side requests aside). `their_stdin` defaults to `stdin`. With `twin`, claude -p runs
     in a copy of the sandbox made first (HOME, work dir, TMPDIR), and each side's side
-    effects are kept in the Pair."""
+    effects are kept in the Pair. `claude -p` is recorded once and replayed after
+    (recorded_claude_p); a recorded or replayed run leaves no files in the sandbox."""
     from slash_space import side_effects, snapshot
 
     their_stdin = stdin if their_stdin is None else their_stdin
+    extra = dict(env or {})
+    oracle = Oracle(sandbox, binary, theirs, their_stdin, extra, oracle_api.url)
+    twin_box = _twin_places(sandbox, oracle_api) if twin else None
+    starts = [len(fake_api.requests), len(oracle_api.requests)]
+    their_run = oracle.replay(twin_box)
+    ours_argv = [sys.executable, "-m", "claude_print", "--claude-binary", binary, *ours]
+    their_argv = [binary, "-p", *theirs]
+    if their_run is not None:
+        our_before = snapshot(sandbox.home.parent) if twin else {}
+        mine = _communicate([(ours_argv, stdin, fake_api, sandbox, extra)])[0]
+        requests = [
+            [r for r in api.requests[start:] if not r["side"]]
+            for start, api in zip(starts, (fake_api, oracle_api))
+        ]
+        if not twin:
+            return Pair(mine, their_run, requests[0], requests[1])
+        mine_changed = side_effects(our_before, snapshot(sandbox.home.parent))
+        return Pair(mine, their_run, requests[0], requests[1], mine_changed, oracle.changes)
     boxes = [sandbox, sandbox.twin() if twin else sandbox]
-    runs = [
-        ([sys.executable, "-m", "claude_print", "--claude-binary", binary, *ours], stdin, fake_api),
-        ([binary, "-p", *theirs], their_stdin, oracle_api),
-    ]
-    starts = [len(api.requests) for _, _, api in runs]
     before = [snapshot(box.home.parent) for box in boxes] if twin else []
+    runs = [
+        (ours_argv, stdin, fake_api, boxes[0], extra),
+        (their_argv, their_stdin, oracle_api, boxes[1], extra),
+    ]
+    if oracle.recording and not twin:  # claude -p first, then its traces gone, as replayed
+        undo = recorded.Undo(oracle.places)
+        theirs_done = _communicate(runs[1:])[0]
+        undo.restore()
+        oracle.save(theirs_done, starts[1])
+        done = [_communicate(runs[:1])[0], theirs_done]
+    else:
+        done = _communicate(runs)
+    requests = [
+        [r for r in api.requests[start:] if not r["side"]]
+        for start, api in zip(starts, (fake_api, oracle_api))
+    ]
+    if not twin:
+        return Pair(done[0], done[1], requests[0], requests[1])
+    changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
+    if oracle.recording:
+        oracle.save(done[1], starts[1], twin_box, changes[1])
+    return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
+
+
+Run = Tuple[List[str], Optional[bytes], FakeApiServer, Sandbox, Dict[str, str]]
+
+
+def _communicate(runs: List[Run]) -> List[subprocess.CompletedProcess[bytes]]:
+    """The runs at once, each to its end (RUN_TIMEOUT), none left running."""
     procs = [
         subprocess.Popen(
             argv,
@@ -231,20 +351,20 @@ def run_pair(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=box.project,
-            env=box.env(ANTHROPIC_BASE_URL=api.url, **(env or {})),
+            env=box.env(ANTHROPIC_BASE_URL=api.url, **extra),
         )
-        for (argv, data, api), box in zip(runs, boxes)
+        for argv, data, api, box, extra in runs
     ]
-    # Both at once: claude -p gives up on a stdin that brings nothing in 3 s, so its
+    # All at once: claude -p gives up on a stdin that brings nothing in 3 s, so its
     # input must not wait until claude-print has finished (a race under load).
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+    with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
         talks = [
             pool.submit(proc.communicate, data, RUN_TIMEOUT)
-            for proc, (_, data, _) in zip(procs, runs)
+            for proc, (_, data, _, _, _) in zip(procs, runs)
         ]
     done = []
     try:
-        for talk, proc, (argv, _, _) in zip(talks, procs, runs):
+        for talk, proc, (argv, _, _, _, _) in zip(talks, procs, runs):
             out, err = talk.result()
             done.append(subprocess.CompletedProcess(argv, proc.returncode, out, err))
     finally:  # a hung side must not outlive the test (claude-print's own timeout is 1 h)
@@ -252,11 +372,14 @@ def run_pair(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    requests = [
-        [r for r in api.requests[start:] if not r["side"]]
-        for start, (_, _, api) in zip(starts, runs)
-    ]
-    if not twin:
-        return Pair(done[0], done[1], requests[0], requests[1])
-    changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
-    return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
+    return done
+
+
+def _twin_places(sandbox: Sandbox, api: FakeApiServer) -> recorded.Places:
+    """Where Sandbox.twin puts the copy (made or not), the original as its origin."""
+    root = sandbox.home.parent / "twin"
+    origin = recorded.Places(sandbox.home, sandbox.project, sandbox.tmp, api.url)
+    return recorded.Places(
+        root / sandbox.home.name, root / sandbox.project.name, root / sandbox.tmp.name,
+        api.url, origin,
+    )  # fmt: skip
