@@ -4,6 +4,7 @@ leaves the sandbox as it found it."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -111,6 +112,7 @@ def test_a_recording_replays_whole_in_another_sandbox(
             {"prompt": "hi", "side": False, "body": {"tools": tools, "system": f"in {one.home}"}},
             {"prompt": "title", "side": True, "body": {"tools": tools}},
         ],
+        made={},
         changes=["+home/.claude/x"],
     )
     recorded.save(RELEASE, "k1", one, run)
@@ -129,25 +131,35 @@ def test_a_recording_replays_whole_in_another_sandbox(
     assert recorded.load(RELEASE, "nothing", two) is None
 
 
-def test_undo_leaves_the_sandbox_as_it_was(tmp_path: Path) -> None:
-    places = sandbox(tmp_path)
-    (places.home / "old").mkdir()
-    (places.home / "old" / "gone.txt").write_text("keep me")
-    os.symlink("CLAUDE.md", places.project / "link")
-    undo = recorded.Undo(places)
-    before = sorted(str(p) for p in tmp_path.rglob("*"))
-    (places.home / ".claude" / "projects" / "x").mkdir(parents=True)
-    (places.home / ".claude" / "projects" / "x" / "s.jsonl").write_text("{}")
-    (places.home / ".claude.json").write_text("{}")
-    (places.home / "old" / "gone.txt").unlink()
-    (places.project / "link").unlink()
-    os.chmod(places.project / "CLAUDE.md", 0o600)
-    undo.restore()
-    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
-    assert (places.home / ".claude.json").read_text() == config(places.project)
-    assert (places.home / "old" / "gone.txt").read_text() == "keep me"
-    assert os.readlink(places.project / "link") == "CLAUDE.md"
-    assert (places.project / "CLAUDE.md").stat().st_mode & 0o777 == 0o644
+def test_a_replay_leaves_the_files_the_recorded_run_left(tmp_path: Path) -> None:
+    """Made, changed, removed, a symlink, a mode; a transcript by name only, empty."""
+    one, two = sandbox(tmp_path / "a"), sandbox(tmp_path / "b")
+    for places in (one, two):
+        (places.home / "old.txt").write_text("to go")
+        (places.project / "CLAUDE.md").chmod(0o644)
+    before = recorded.files(one)
+    sessions = one.home / ".claude" / "projects" / recorded.encoded(str(one.project))
+    sessions.mkdir(parents=True)
+    (sessions / "s.jsonl").write_text(json.dumps({"cwd": str(one.project)}))
+    (one.home / ".claude.json").write_text(config(one.project) + " ")
+    (one.home / "old.txt").unlink()
+    (one.tmp / "hook-mark").write_text(f"ran in {one.project}")
+    os.symlink("CLAUDE.md", one.project / "AGENTS.md")
+    (one.project / "CLAUDE.md").chmod(0o600)
+    made = recorded.changed(before, recorded.files(one), one)
+    run = Recording(0, b"", b"", [], made, None)
+    recorded.save(RELEASE, "k", one, run)
+    back = recorded.load(RELEASE, "k", two)
+    assert back is not None
+    recorded.leave(back.made)
+    transcript = two.home / ".claude" / "projects" / recorded.encoded(str(two.project)) / "s.jsonl"
+    assert recorded.files(two) == {
+        str(two.home / ".claude.json"): (0o644, (config(two.project) + " ").encode()),
+        str(transcript): (0o644, b""),  # runtime state: by name only
+        str(two.tmp / "hook-mark"): (0o644, f"ran in {two.project}".encode()),
+        str(two.project / "AGENTS.md"): (-1, b"CLAUDE.md"),
+        str(two.project / "CLAUDE.md"): (0o600, b"be brief\n"),
+    }
 
 
 def test_the_mode_is_one_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,3 +178,45 @@ def test_a_file_an_argument_names_elsewhere_is_part_of_the_key(tmp_path: Path) -
     config.write_text('{"mcpServers": {}}')
     assert recorded.key(RELEASE, places, args, None, {}) != before
     assert recorded.key(RELEASE, places, args, None, {"X": f"a={config}"}) != before
+
+
+def test_a_made_up_id_of_the_run_is_the_new_one_on_replay(tmp_path: Path) -> None:
+    old, new = "0" * 8 + "-1111-2222-3333-" + "4" * 12, "a" * 8 + "-bbbb-cccc-dddd-" + "e" * 12
+    one = dataclasses.replace(sandbox(tmp_path / "a"), ids=recorded.ids_in(["--session-id", old]))
+    two = dataclasses.replace(sandbox(tmp_path / "b"), ids=recorded.ids_in([f"x={new}"]))
+    assert one.ids == (old,)
+    assert recorded.key(RELEASE, one, ["--session-id", old], None, {}) == recorded.key(
+        RELEASE, two, ["--session-id", new], None, {}
+    )
+    assert two.show(one.hide(f'{{"session_id": "{old}"}}'), "") == f'{{"session_id": "{new}"}}'
+
+
+def test_what_an_earlier_run_left_is_keyed_by_its_names_only(tmp_path: Path) -> None:
+    """A transcript's content, ~/.claude.json's counters: another key would make every
+    second run of a test miss its recording. Their number and the settings still count."""
+    places = sandbox(tmp_path)
+    sessions = places.home / ".claude" / "projects" / recorded.encoded(str(places.project))
+    sessions.mkdir(parents=True)
+    config = places.home / ".claude.json"
+
+    def run_leaves(uuid: str, count: int) -> str:
+        for old in sessions.glob("*.jsonl"):
+            old.unlink()
+        (sessions / f"{uuid}.jsonl").write_text(f'{{"sessionId": "{uuid}", "ms": {count}}}')
+        config.write_text(json.dumps({"numStartups": count, "lastSessionId": uuid}))
+        return recorded.key(RELEASE, places, [], None, {})
+
+    first = run_leaves("1" * 8 + "-1111-1111-1111-" + "1" * 12, 1)
+    assert run_leaves("2" * 8 + "-2222-2222-2222-" + "2" * 12, 7) == first
+    (sessions / "memory").mkdir()
+    (sessions / "memory" / "MEMORY.md").write_text("remember this")  # read by claude -p
+    with_memory = recorded.key(RELEASE, places, [], None, {})
+    assert with_memory != first
+    (sessions / "memory" / "MEMORY.md").write_text("remember that")
+    assert recorded.key(RELEASE, places, [], None, {}) != with_memory
+    (sessions / "memory" / "MEMORY.md").unlink()
+    (sessions / "two.jsonl").write_text("{}")
+    assert recorded.key(RELEASE, places, [], None, {}) != first  # one transcript more
+    (sessions / "two.jsonl").unlink()
+    config.write_text(json.dumps({"numStartups": 7, "theme": "light"}))
+    assert recorded.key(RELEASE, places, [], None, {}) != first  # a setting, not a counter

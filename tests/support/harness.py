@@ -5,6 +5,7 @@ and both side by side. The fixtures that make these are in tests/conftest.py."""
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
 import json
 import os
@@ -159,12 +160,13 @@ def run_claude_p(
     *,
     stdin: Optional[bytes] = None,
     env: Optional[Dict[str, str]] = None,
+    live: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
-    """`claude -p ARGS` in the sandbox: recorded once, replayed after (recorded_claude_p);
-    a recorded or replayed run leaves no files behind."""
+    """`claude -p ARGS` in the sandbox: recorded once, replayed after (recorded_claude_p),
+    or always `live` (a test that reads the transcript or another runtime file it left)."""
     extra = dict(env or {})
 
-    def live() -> subprocess.CompletedProcess[bytes]:
+    def run() -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
             [binary, "-p", *args],
             input=stdin,
@@ -175,17 +177,16 @@ def run_claude_p(
             timeout=RUN_TIMEOUT,
         )
 
-    oracle = Oracle(sandbox, binary, args, stdin, extra, extra.get("ANTHROPIC_BASE_URL"))
+    oracle = Oracle(sandbox, binary, args, stdin, extra, extra.get("ANTHROPIC_BASE_URL"), live)
     replayed = oracle.replay()
     if replayed is not None:
         return replayed
     if not oracle.recording:
-        return live()
-    undo = recorded.Undo(oracle.places)
+        return run()
+    before = recorded.files(oracle.places)
     start = len(oracle.server.requests) if oracle.server else 0
-    proc = live()
-    undo.restore()
-    oracle.save(proc, start)
+    proc = run()
+    oracle.save(proc, start, recorded.changed(before, recorded.files(oracle.places), oracle.places))
     return proc
 
 
@@ -201,16 +202,21 @@ class Oracle:
         stdin: Optional[bytes],
         env: Dict[str, str],
         api_url: Optional[str],
+        live: bool = False,
     ) -> None:
         self.binary, self.args = binary, args
         self.api_url = api_url or sandbox.api_url
-        self.places = recorded.Places(sandbox.home, sandbox.project, sandbox.tmp, self.api_url)
+        stdin_text = stdin.decode("utf-8", "replace") if stdin is not None else None
+        self.ids = recorded.ids_in([*args, stdin_text, *env.values()])
+        self.places = recorded.Places(
+            sandbox.home, sandbox.project, sandbox.tmp, self.api_url, ids=self.ids
+        )
         self.release = claude_release(binary)
         self.server = SERVERS.get(self.api_url)
         chosen = recorded.mode()
         # A subscription login's tokens and a token authority change with every run.
         usable = self.server is not None and self.server.authority is None and not sandbox.oauth
-        self.mode = chosen if usable and self.release else "live"
+        self.mode = chosen if usable and self.release and not live else "live"
         self.key = (
             recorded.key(self.release, self.places, args, stdin, env) if self.mode != "live" else ""
         )
@@ -220,12 +226,15 @@ class Oracle:
     def replay(
         self, twin: Optional[recorded.Places] = None
     ) -> Optional[subprocess.CompletedProcess[bytes]]:
-        """The recorded run, its requests on the fake API; None when it is to run."""
+        """The recorded run, its files left in the sandbox (not in a twin: the twin is
+        thrown away) and its requests on the fake API; None when it is to run."""
         if self.mode != "replayed":
             return None
-        found = recorded.load(self.release, self.key, twin or self.places)
+        found = recorded.load(self.release, self.key, self._places(twin))
         if found is None:
             return None
+        if twin is None:
+            recorded.leave(found.made)
         assert self.server is not None
         for request in found.requests:
             self.server.record(request)
@@ -238,13 +247,17 @@ class Oracle:
         self,
         proc: subprocess.CompletedProcess[bytes],
         start: int,
+        made: recorded.Changed,
         twin: Optional[recorded.Places] = None,
         changes: Optional[List[str]] = None,
     ) -> None:
         assert self.server is not None
         requests = self.server.requests[start:]
-        run = recorded.Recording(proc.returncode, proc.stdout, proc.stderr, requests, changes)
-        recorded.save(self.release, self.key, twin or self.places, run)
+        run = recorded.Recording(proc.returncode, proc.stdout, proc.stderr, requests, made, changes)
+        recorded.save(self.release, self.key, self._places(twin), run)
+
+    def _places(self, twin: Optional[recorded.Places]) -> recorded.Places:
+        return dataclasses.replace(twin, ids=self.ids) if twin is not None else self.places
 
 
 def entrypoints(path: Path) -> List[str]:
@@ -291,7 +304,8 @@ def run_pair(
     (side requests aside). `their_stdin` defaults to `stdin`. With `twin`, claude -p runs
     in a copy of the sandbox made first (HOME, work dir, TMPDIR), and each side's side
     effects are kept in the Pair. `claude -p` is recorded once and replayed after
-    (recorded_claude_p); a recorded or replayed run leaves no files in the sandbox."""
+    (recorded_claude_p); a recorded run in the sandbox itself goes first, alone, so that
+    what it leaves is its own (a replayed one leaves the same before claude-print runs)."""
     from slash_space import side_effects, snapshot
 
     their_stdin = stdin if their_stdin is None else their_stdin
@@ -319,11 +333,11 @@ def run_pair(
         (ours_argv, stdin, fake_api, boxes[0], extra),
         (their_argv, their_stdin, oracle_api, boxes[1], extra),
     ]
-    if oracle.recording and not twin:  # claude -p first, then its traces gone, as replayed
-        undo = recorded.Undo(oracle.places)
+    if oracle.recording and not twin:  # claude -p alone first: what it leaves is its own
+        files_before = recorded.files(oracle.places)
         theirs_done = _communicate(runs[1:])[0]
-        undo.restore()
-        oracle.save(theirs_done, starts[1])
+        made = recorded.changed(files_before, recorded.files(oracle.places), oracle.places)
+        oracle.save(theirs_done, starts[1], made)
         done = [_communicate(runs[:1])[0], theirs_done]
     else:
         done = _communicate(runs)
@@ -335,7 +349,7 @@ def run_pair(
         return Pair(done[0], done[1], requests[0], requests[1])
     changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
     if oracle.recording:
-        oracle.save(done[1], starts[1], twin_box, changes[1])
+        oracle.save(done[1], starts[1], {}, twin_box, changes[1])
     return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
 
 

@@ -1,18 +1,22 @@
 """`claude -p` runs recorded per release, replayed when the same run comes again.
 
 An e2e case compares claude-print with `claude -p` of the same release on the same
-input. `claude -p` is the oracle, not the code under test, and a pinned release given the
-same input (arguments, stdin, extra environment, the sandbox's files, the fake API's
-code) answers the same; so its run is recorded once (`CLAUDE_PRINT_TEST_CLAUDE_P=record`)
-and replayed after: its exit code, stdout and stderr, the requests the fake API received
-(added to that server's list, as the live run adds them) and a twin run's side-effect
-list. A run whose input differs in anything (a random name in a file, an OAuth server's
-port, another release) has another key and runs live. Each replayed case saves the
-~1 CPU-s of a `claude -p` run (docs/compatibility.md, "CI's time").
+input. `claude -p` is the oracle, not the code under test, and a pinned release given
+the same input (arguments, stdin, extra environment, the sandbox's files, the fake API's
+code) answers the same; so its run is recorded once
+(`CLAUDE_PRINT_TEST_CLAUDE_P=record`) and replayed after: its exit code, stdout and
+stderr, the requests the fake API received (added to that server's list, as the live run
+adds them), the files it made, changed or removed in the sandbox (written back) and a
+twin run's side-effect list. A run whose input differs in anything (a random name in a
+file, an OAuth server's port, another release) has another key and runs live. Each
+replayed case saves the ~1 CPU-s of a `claude -p` run (docs/compatibility.md, "CI's
+time").
 
-A recorded run leaves no files in the sandbox (they are put back as they were: a
-replayed run cannot leave any), so claude-print's side of a case runs in the same
-sandbox either way; a test that needs `claude -p`'s files runs it live.
+A recorded run in the sandbox itself runs first, alone (live, the two sides run at
+once), so that what it leaves is its own and claude-print's side finds the same sandbox
+in a recorded run and in a replayed one. Claude Code's runtime state among those files
+(a transcript, todos, debug logs) is kept by name only, empty; a test that reads its
+content runs `claude -p` live (`run_claude_p(..., live=True)`).
 
 Modes (`CLAUDE_PRINT_TEST_CLAUDE_P`):
 - `replayed` (default): a recording if there is one, else the live run;
@@ -34,7 +38,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -78,6 +81,9 @@ class Places:
     tmp: Path
     api_url: str
     origin: Optional[Places] = None
+    # Ids the test made up for this run (a --session-id, a resumed session's id): the
+    # recorded run's answer names them, a replay names the new ones (`ids_in`).
+    ids: Tuple[str, ...] = ()
 
     def pairs(self, prefix: str = "") -> List[Tuple[str, str]]:
         """(real text, placeholder), longest first, so no placeholder cuts another."""
@@ -92,6 +98,7 @@ class Places:
                 found.append((encoded(variant), mark(prefix + "ENC_" + name)))
         if self.origin is not None:
             found += self.origin.pairs("O_")
+        found += [(made_up, mark(f"{prefix}ID{i}")) for i, made_up in enumerate(self.ids)]
         return sorted(found, key=lambda pair: -len(pair[0]))
 
     def hide(self, text: str) -> str:
@@ -110,29 +117,74 @@ def today() -> str:
     return datetime.date.today().isoformat()
 
 
+# What Claude Code keeps for itself between runs, under HOME and TMPDIR: a session's
+# transcript, its todos, caches, locks. What an earlier run in the same test (claude-print's
+# side, usually) left there differs in its ids, times and counters every time, and no
+# later `claude -p` run of the tests reads it but to list it; so the key takes its names
+# (ids and digits masked), not its content. A test that resumes a session passes its id.
+RUNTIME_STATE = re.compile(
+    r"⟦HOME⟧/\.claude/(projects/[^/]+/[^/]+\.jsonl|projects/[^/]+/[0-9a-f-]{36}(/.*)?"
+    r"|sessions|session-env|shell-snapshots|todos|file-history|paste-cache|statsig|stats"
+    r"|debug|telemetry|cache|ide|tasks|jobs|backups|history\.jsonl|\.last-cleanup"
+    r"|[^/]*\.lock)([/.].*)?"
+    r"|⟦HOME⟧/\.claude\.json\.(backup|lock|tmp).*"
+    r"|⟦TMP⟧/claude-.*"
+)
+# ~/.claude.json: the user's settings (kept) and Claude Code's counters, ids and times
+# (masked: numbers, uuids, ISO times).
+COUNTERS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|\d{4}-\d\d-\d\dT[\d:.]+Z?|-?\d+(\.\d+)?(e-?\d+)?"
+)
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def ids_in(values: Sequence[Optional[str]]) -> Tuple[str, ...]:
+    """The uuids in a run's arguments, stdin and environment, first seen first."""
+    found: List[str] = []
+    for value in values:
+        for made_up in UUID.findall(value or ""):
+            if made_up not in found:
+                found.append(made_up)
+    return tuple(found)
+
+
+def masked(text: str) -> str:
+    return COUNTERS.sub("#", text)
+
+
 def _tree(places: Places) -> List[Tuple[str, str]]:
     """(path with placeholders, what it is) for every entry in the test's dir: the
     sandbox's HOME, work dir and TMPDIR and what the test put beside them."""
     found = []
-    for part in (places.home.parent,):
-        for dirpath, dirnames, filenames in os.walk(part):
-            dirnames.sort()
-            links = [d for d in dirnames if os.path.islink(Path(dirpath, d))]
-            for name in sorted(filenames + links):
-                path = Path(dirpath, name)
-                if path.is_symlink():
-                    what = "link:" + places.hide(os.readlink(path))
+    for dirpath, dirnames, filenames in os.walk(places.home.parent):
+        dirnames.sort()
+        links = [d for d in dirnames if os.path.islink(Path(dirpath, d))]
+        for name in sorted(filenames + links):
+            path = Path(dirpath, name)
+            shown_path = places.hide(str(path))
+            if RUNTIME_STATE.fullmatch(shown_path):
+                found.append((masked(shown_path), "state"))
+                continue
+            if path.is_symlink():
+                what = "link:" + places.hide(os.readlink(path))
+            else:
+                try:
+                    data = path.read_bytes()
+                except OSError as exc:
+                    what = f"unreadable:{exc.errno}"
                 else:
-                    try:
-                        data = path.read_bytes()
-                    except OSError as exc:
-                        what = f"unreadable:{exc.errno}"
-                    else:
-                        text = _text(data)
-                        shown = places.hide(text).encode() if text is not None else data
-                        what = f"{path.stat().st_mode & 0o777:o}:" + _sha(shown)
-                found.append((places.hide(str(path)), what))
-    return found
+                    text = _text(data)
+                    if text is not None:
+                        text = places.hide(text)
+                        if shown_path == "⟦HOME⟧/.claude.json":
+                            text = masked(text)
+                    shown = text.encode() if text is not None else data
+                    what = f"{path.stat().st_mode & 0o777:o}:" + _sha(shown)
+            found.append((shown_path, what))
+    return sorted(found)
 
 
 def _named_files(places: Places, values: Sequence[str]) -> List[Tuple[str, str]]:
@@ -145,7 +197,7 @@ def _named_files(places: Places, values: Sequence[str]) -> List[Tuple[str, str]]
                 text = _text(Path(word).read_bytes())
                 data = places.hide(text).encode() if text is not None else Path(word).read_bytes()
                 found.append((places.hide(word), _sha(data)))
-    return sorted(set(found))
+    return sorted(found)
 
 
 def _text(data: bytes) -> Optional[str]:
@@ -194,6 +246,7 @@ class Recording:
     stdout: bytes
     stderr: bytes
     requests: List[Dict[str, Any]]  # what the fake API recorded, side requests included
+    made: Changed  # the files it made, changed or removed in its sandbox
     changes: Optional[List[str]]  # slash_space.side_effects of a twin run
 
 
@@ -244,6 +297,16 @@ def _bytes_in(stored: Dict[str, str], places: Places, day: str) -> bytes:
     return places.show(stored["text"], day).encode()
 
 
+def _file_out(entry: Optional[Tuple[int, bytes]], places: Places) -> Optional[Dict[str, Any]]:
+    return None if entry is None else {"mode": entry[0], **_bytes_out(entry[1], places)}
+
+
+def _file_in(
+    stored: Optional[Dict[str, Any]], places: Places, day: str
+) -> Optional[Tuple[int, bytes]]:
+    return None if stored is None else (int(stored["mode"]), _bytes_in(stored, places, day))
+
+
 def _strings(value: Any, change: Any) -> Any:
     if isinstance(value, str):
         return change(value)
@@ -265,11 +328,17 @@ def save(release: str, run_key: str, places: Places, recording: Recording) -> No
         "stdout": _bytes_out(recording.stdout, places),
         "stderr": _bytes_out(recording.stderr, places),
         "requests": _strings(recording.requests, hide),
+        "made": {
+            hide(path): None
+            if entry is None
+            else {"mode": entry[0], **_bytes_out(entry[1], places)}
+            for path, entry in sorted(recording.made.items())
+        },
         "changes": None if recording.changes is None else [hide(c) for c in recording.changes],
     }
     target = _path(release, run_key)
     target.parent.mkdir(parents=True, exist_ok=True)
-    packed = _pack(stored, target.parent / "blobs")
+    packed = {k: _pack(v, target.parent / "blobs") for k, v in stored.items()}
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(packed, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     os.replace(tmp, target)
@@ -281,6 +350,8 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
     if not target.exists():
         return None
     stored = _unpack(json.loads(target.read_text(encoding="utf-8")), target.parent / "blobs")
+    if stored.get("format") != FORMAT:
+        return None
     day = str(stored["day"])
 
     def show(text: str) -> str:
@@ -291,51 +362,62 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
         stdout=_bytes_in(stored["stdout"], places, day),
         stderr=_bytes_in(stored["stderr"], places, day),
         requests=_strings(stored["requests"], show),
+        made={
+            show(path): None
+            if entry is None
+            else (int(entry["mode"]), _bytes_in(entry, places, day))
+            for path, entry in stored["made"].items()
+        },
         changes=None if stored["changes"] is None else [show(c) for c in stored["changes"]],
     )
 
 
-class Undo:
-    """The sandbox's files as they are now; `restore` puts them back so (a recorded run
-    leaves nothing: a replayed one cannot, so neither does the recording)."""
+Files = Dict[str, Tuple[int, bytes]]  # path -> (mode, content); mode -1: a symlink
+Changed = Dict[str, Optional[Tuple[int, bytes]]]  # what a run made or changed; None: removed
 
-    def __init__(self, places: Places) -> None:
-        self.parts = (places.home, places.project, places.tmp)
-        self.files, self.dirs = self._scan()
 
-    def _scan(self) -> Tuple[Dict[str, Tuple[int, bytes]], List[str]]:
-        files: Dict[str, Tuple[int, bytes]] = {}
-        dirs: List[str] = []
-        for part in self.parts:
-            for dirpath, dirnames, filenames in os.walk(part):
-                dirs.append(dirpath)
-                for name in filenames + [d for d in dirnames if os.path.islink(Path(dirpath, d))]:
-                    path = Path(dirpath, name)
-                    try:
-                        if path.is_symlink():
-                            files[str(path)] = (-1, os.readlink(path).encode())
-                        else:
-                            files[str(path)] = (path.stat().st_mode & 0o777, path.read_bytes())
-                    except OSError:
-                        continue
-        return files, dirs
+def files(places: Places) -> Files:
+    """Every file and symlink under the sandbox's HOME, work dir and TMPDIR."""
+    found: Files = {}
+    for part in (places.home, places.project, places.tmp):
+        for dirpath, dirnames, filenames in os.walk(part):
+            for name in filenames + [d for d in dirnames if os.path.islink(Path(dirpath, d))]:
+                path = Path(dirpath, name)
+                try:
+                    if path.is_symlink():
+                        found[str(path)] = (-1, os.readlink(path).encode())
+                    else:
+                        found[str(path)] = (path.stat().st_mode & 0o777, path.read_bytes())
+                except OSError:
+                    continue  # gone while we looked: a lock file
+    return found
 
-    def restore(self) -> None:
-        now_files, now_dirs = self._scan()
-        for path in now_files:
-            if path not in self.files:
-                os.unlink(path)
-        for path in sorted(set(now_dirs) - set(self.dirs), key=len, reverse=True):
-            shutil.rmtree(path, ignore_errors=True)
-        for path, (mode_bits, data) in self.files.items():
-            if now_files.get(path) == (mode_bits, data):
-                continue
-            target = Path(path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_symlink() or target.exists():
-                target.unlink()
-            if mode_bits == -1:
-                os.symlink(data.decode(), target)
-            else:
-                target.write_bytes(data)
-                os.chmod(target, mode_bits)
+
+def changed(before: Files, after: Files, places: Places) -> Changed:
+    """What a run made, changed or removed. Claude Code's runtime state (RUNTIME_STATE:
+    a transcript, todos, debug logs) is kept by name, empty: its content is the run's
+    own business, and a test that reads it runs `claude -p` live."""
+    out: Changed = {}
+    for path, entry in after.items():
+        if before.get(path) == entry:
+            continue
+        state = RUNTIME_STATE.fullmatch(places.hide(path)) and entry[0] != -1
+        out[path] = (entry[0], b"") if state else entry
+    out.update({path: None for path in before if path not in after})
+    return out
+
+
+def leave(made: Changed) -> None:
+    """The sandbox as the recorded run left it."""
+    for path, entry in sorted(made.items()):
+        target = Path(path)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        if entry is None:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if entry[0] == -1:
+            os.symlink(entry[1].decode(), target)
+        else:
+            target.write_bytes(entry[1])
+            os.chmod(target, entry[0])
