@@ -49,8 +49,13 @@ function summarise(message) {
   return out;
 }
 
+// The SDK keeps the CLI's stderr to itself unless given `stderr`: passed on, claude-print's
+// trace (CLAUDE_PRINT_TRACE=1) reaches the test's failure message (it was empty when the
+// set_permission_mode case failed in CI).
+const stderr = (data) => process.stderr.write(data);
+
 function options(extra = {}) {
-  return { pathToClaudeCodeExecutable: args["cli-path"], cwd: args.workdir, ...extra };
+  return { pathToClaudeCodeExecutable: args["cli-path"], cwd: args.workdir, stderr, ...extra };
 }
 
 async function collect(seen, iterator, onResult) {

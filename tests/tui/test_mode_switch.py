@@ -8,6 +8,7 @@ import pytest
 
 from claude_print import contract
 from claude_print.errors import ClaudePrintError
+from claude_print.tui import mode_switch
 from claude_print.tui.keys import Keyboard
 from claude_print.tui.mode_switch import DONE, ModeSwitch, mode_on_screen
 
@@ -63,6 +64,48 @@ def test_presses_once_per_redraw_until_the_mode_shows() -> None:
             keys.last_output = now
         now += 0.5
     assert (outcome, presses) == (DONE, 2)
+
+
+def test_no_second_press_while_the_first_has_not_shown() -> None:
+    """The CI failure (TS SDK `set_permission_mode`, 2.1.332 under load): the TUI, short of
+    CPU, had not drawn the first Shift+Tab's footer a second later (or drew a spinner
+    frame meanwhile), a second press went in, the TUI then took both, drew "accept edits
+    on" for a frame, which counted as switched, and ran the prompt in plan mode (its
+    transcript: `permissionMode: "plan"`). One press at a time: the next only once the
+    footer has shown the last one."""
+    keys = Keyboard(0.0)
+    switch = ModeSwitch("acceptEdits", lambda what, lines: ClaudePrintError(what), print)
+    assert switch.step(1.0, screen(CYCLE[0]), keys) == contract.KEY_SHIFT_TAB
+    keys.last_key = 1.0
+    for now in (1.5, 2.0, 2.5, 3.0, 4.0):  # the TUI draws (a spinner), the footer stays
+        keys.last_output = now - 0.4
+        assert switch.step(now, screen(CYCLE[0]), keys) is None, now
+    keys.last_output = 4.5
+    assert switch.step(5.0, screen(CYCLE[1]), keys) == DONE
+    assert switch.presses == 1
+
+
+def test_a_press_that_never_shows_is_pressed_again_and_the_target_must_hold() -> None:
+    """A press whose footer never changes counts as lost after PRESS_SHOWS and goes in
+    again; the first may land after all, so the target counts only once it has held."""
+    keys = Keyboard(0.0)
+    switch = ModeSwitch("acceptEdits", lambda what, lines: ClaudePrintError(what), print)
+    assert switch.step(1.0, screen(CYCLE[0]), keys) == contract.KEY_SHIFT_TAB
+    keys.last_key = 1.0
+    t = 1.0 + mode_switch.PRESS_SHOWS
+    assert switch.step(t, screen(CYCLE[0]), keys) == contract.KEY_SHIFT_TAB
+    keys.last_key = t
+    keys.last_output = t + 0.2  # the first press, late: accept edits for a frame...
+    assert switch.step(t + 0.3, screen(CYCLE[1]), keys) is None
+    keys.last_output = t + 0.4  # ...then the second: plan
+    assert switch.step(t + 0.5, screen(CYCLE[2]), keys) is None  # still drawing
+    assert switch.step(t + 0.8, screen(CYCLE[2]), keys) == contract.KEY_SHIFT_TAB
+    keys.last_key, keys.last_output = t + 0.8, t + 0.9
+    assert switch.step(t + 1.3, screen(CYCLE[0]), keys) == contract.KEY_SHIFT_TAB
+    keys.last_key, keys.last_output = t + 1.3, t + 1.4
+    assert switch.step(t + 1.5, screen(CYCLE[1]), keys) is None  # held long enough?
+    assert switch.step(t + 1.4 + mode_switch.SETTLE, screen(CYCLE[1]), keys) == DONE
+    assert switch.presses == 4
 
 
 def test_a_footer_that_never_gets_there_fails_with_the_screen() -> None:
