@@ -25,6 +25,7 @@ import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from claude_print.records.transcript import project_slug
+from claude_print.warm_start import git_call
 
 HASHED_UP_TO = 256 * 1024  # bytes; a larger file is known by its stat
 LISTED_UP_TO = 2000  # entries per tree; more and the tree counts as changed every time
@@ -342,12 +343,6 @@ def _tree(root: str, home: str) -> Iterator[str]:
                 yield _file(path)
 
 
-# What Claude Code passes to its own git calls (read in 2.1.332's code): a repository's
-# .git/config may name programs for these (core.fsmonitor runs at every `git status`),
-# which neither the TUI's git nor `claude -p` (2.1.332) runs; claude-print's never does.
-GIT_HARDENING = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=", "--no-optional-locks")
-
-
 def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
     """Branch, HEAD and status as `git status` shows them (what the system prompt's git
     section is made from), without taking git's optional index lock."""
@@ -357,17 +352,21 @@ def git_state(cwd: str, environ: Mapping[str, str]) -> bytes:
 def git_started(cwd: str, environ: Mapping[str, str]) -> Callable[[str, Mapping[str, str]], bytes]:
     """`git status` started now, in the background: a warm run overlaps it with its other
     work. Returns `take`'s `git`, which waits for it."""
-    env = dict(environ, GIT_OPTIONAL_LOCKS="0")  # the TUI's git runs in this environment
+    # Hardened, and found by absolute PATH entries only: nothing of the repository runs.
+    command = git_call.argv(environ, "status", "--porcelain=v2", "--branch", "-z")
+    proc: Optional[subprocess.Popen[bytes]] = None
+    failure = "FileNotFoundError"  # no git on the absolute PATH entries: never equal
     try:
-        proc: Optional[subprocess.Popen[bytes]] = subprocess.Popen(
-            ["git", *GIT_HARDENING, "status", "--porcelain=v2", "--branch", "-z"],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        failure = ""
+        if command is not None:
+            proc = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=git_call.env(environ),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            failure = ""
     except OSError as exc:
         proc, failure = None, type(exc).__name__
 

@@ -493,3 +493,44 @@ def test_the_repositorys_own_git_user_name_shows(
     assert take(cwd, environ) == before  # git's own calls leave it as it was
     git(project, "config", "user.name", "Someone Else")
     assert take(cwd, environ) != before
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+def test_git_state_never_runs_a_git_of_the_work_dir(tmp_path: Path, entry: str) -> None:
+    """Issue 41: a PATH with a relative entry (".", an empty one, "bin") made the warm
+    fingerprint run a `git` file of the work dir (Popen looks such an entry up from the
+    child's cwd). Claude Code finds git by absolute PATH entries only
+    (`resolveExecutableSafely`, 2.1.332); so does the fingerprint."""
+    import shutil
+
+    from claude_print.warm_start.fingerprint import git_state
+
+    real = shutil.which("git")
+    assert real is not None, "git is needed here (.ci/run installs it)"
+    repo, marker = tmp_path / "repo", tmp_path / "ran"
+    folder = repo / entry if entry else repo
+    folder.mkdir(parents=True)
+    planted = folder / "git"
+    planted.write_text(f'#!/bin/sh\ntouch {marker}\nexec {real} "$@"\n')
+    planted.chmod(0o755)
+    path = os.pathsep.join([entry, os.path.dirname(real), "/usr/bin", "/bin"])
+    env = {"PATH": path, "HOME": str(tmp_path)}
+    subprocess.run([real, "init", "-q"], cwd=repo, env=env, check=True)
+    state = git_state(str(repo), env)
+    assert b"exit 0" in state  # the real git read the repository
+    assert not marker.exists(), f"git_state ran the work dir's {planted}"
+
+
+def test_with_git_on_relative_path_entries_only_a_run_is_cold(tmp_path: Path) -> None:
+    """No git on an absolute PATH entry: the fingerprint runs none and never matches
+    (the run goes cold, where the TUI's own git lookup decides)."""
+    from claude_print.warm_start.fingerprint import git_state
+
+    marker = tmp_path / "ran"
+    planted = tmp_path / "git"
+    planted.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    planted.chmod(0o755)
+    env = {"PATH": ".", "HOME": str(tmp_path)}
+    first, second = git_state(str(tmp_path), env), git_state(str(tmp_path), env)
+    assert first.startswith(b"no git") and first != second
+    assert not marker.exists()
