@@ -62,7 +62,7 @@ BOOKKEEPING: Tuple[str, ...] = (
     r"home/\.local",  # the folder itself (nothing under it: the TUI's URL handler was there)
     r"home/\.local/share",
     r"home/\.local/state",
-    r"home/\.config(/.*)?",  # XDG config of helper tools
+    r"home/\.config",  # the folder itself
     r"home/\.npm(/.*)?",
 )
 _BOOKKEEPING = re.compile("|".join(f"(?:{p})" for p in BOOKKEEPING))
