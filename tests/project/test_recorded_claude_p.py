@@ -18,6 +18,13 @@ from recorded_claude_p import Places, Recording
 RELEASE = "9.9.9"
 
 
+@pytest.fixture(autouse=True)
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Recordings of these tests go to their own dir, never into tests/data."""
+    monkeypatch.setattr(recorded, "STORE", tmp_path / "store")
+    return tmp_path / "store"
+
+
 def config(project: Path) -> str:
     return json.dumps({"projects": {str(project): {}}})
 
@@ -98,10 +105,7 @@ def test_any_change_of_input_is_another_key(tmp_path: Path, change: str) -> None
     assert recorded.key(places=places, **changed) != before  # type: ignore[arg-type]
 
 
-def test_a_recording_replays_whole_in_another_sandbox(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recorded, "STORE", tmp_path / "store")
+def test_a_recording_replays_whole_in_another_sandbox(tmp_path: Path) -> None:
     one, two = sandbox(tmp_path / "a"), sandbox(tmp_path / "b", 999)
     tools = [{"name": f"Tool{i}", "description": "x" * 300} for i in range(10)]  # a blob
     run = Recording(
@@ -113,7 +117,7 @@ def test_a_recording_replays_whole_in_another_sandbox(
             {"prompt": "title", "side": True, "body": {"tools": tools}},
         ],
         made={},
-        changes=["+home/.claude/x"],
+        snapshots=({"home/a": "1"}, {"home/a": "2", "project/b": "3"}),
     )
     recorded.save(RELEASE, "k1", one, run)
     recorded.save(RELEASE, "k2", one, run)
@@ -127,7 +131,7 @@ def test_a_recording_replays_whole_in_another_sandbox(
     assert back.stderr == b"\xff\xfe not utf-8"
     assert back.requests[0]["body"] == {"tools": tools, "system": f"in {two.home}"}
     assert back.requests[1]["side"] is True
-    assert back.changes == ["+home/.claude/x"]
+    assert back.snapshots == ({"home/a": "1"}, {"home/a": "2", "project/b": "3"})
     assert recorded.load(RELEASE, "nothing", two) is None
 
 
@@ -147,7 +151,7 @@ def test_a_replay_leaves_the_files_the_recorded_run_left(tmp_path: Path) -> None
     os.symlink("CLAUDE.md", one.project / "AGENTS.md")
     (one.project / "CLAUDE.md").chmod(0o600)
     made = recorded.changed(before, recorded.files(one), one)
-    run = Recording(0, b"", b"", [], made, None)
+    run = Recording(0, b"", b"", [], made, snapshots=None)
     recorded.save(RELEASE, "k", one, run)
     back = recorded.load(RELEASE, "k", two)
     assert back is not None
@@ -220,3 +224,19 @@ def test_what_an_earlier_run_left_is_keyed_by_its_names_only(tmp_path: Path) -> 
     (sessions / "two.jsonl").unlink()
     config.write_text(json.dumps({"numStartups": 7, "theme": "light"}))
     assert recorded.key(RELEASE, places, [], None, {}) != first  # a setting, not a counter
+
+
+def test_a_large_file_left_is_kept_by_name_and_a_huge_run_not_at_all(
+    tmp_path: Path, store: Path
+) -> None:
+    places = sandbox(tmp_path / "a")
+    before = recorded.files(places)
+    (places.home / "heap.heapsnapshot").write_bytes(b"x" * (recorded.FILE_MAX + 1))
+    (places.home / "small").write_bytes(b"x" * recorded.FILE_MAX)
+    made = recorded.changed(before, recorded.files(places), places)
+    assert made[str(places.home / "heap.heapsnapshot")] == (0o644, b"")
+    assert made[str(places.home / "small")] == (0o644, b"x" * recorded.FILE_MAX)
+    huge = Recording(0, b"y" * recorded.RECORDING_MAX, b"", [], {}, None)
+    recorded.save(RELEASE, "huge", places, huge)
+    assert recorded.load(RELEASE, "huge", places) is None
+    assert not (store / RELEASE / "huge.json").exists()

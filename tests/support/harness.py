@@ -231,14 +231,17 @@ class Oracle:
         if self.mode != "replayed":
             return None
         found = recorded.load(self.release, self.key, self._places(twin))
-        if found is None:
+        if found is None or (twin is not None and found.snapshots is None):
             return None
         if twin is None:
             recorded.leave(found.made)
         assert self.server is not None
         for request in found.requests:
             self.server.record(request)
-        self.changes = found.changes
+        if found.snapshots is not None:
+            from slash_space import side_effects
+
+            self.changes = side_effects(*found.snapshots)
         return subprocess.CompletedProcess(
             [self.binary, "-p", *self.args], found.returncode, found.stdout, found.stderr
         )
@@ -249,11 +252,13 @@ class Oracle:
         start: int,
         made: recorded.Changed,
         twin: Optional[recorded.Places] = None,
-        changes: Optional[List[str]] = None,
+        snapshots: Optional[Tuple[Dict[str, str], Dict[str, str]]] = None,
     ) -> None:
         assert self.server is not None
         requests = self.server.requests[start:]
-        run = recorded.Recording(proc.returncode, proc.stdout, proc.stderr, requests, made, changes)
+        run = recorded.Recording(
+            proc.returncode, proc.stdout, proc.stderr, requests, made, snapshots
+        )
         recorded.save(self.release, self.key, self._places(twin), run)
 
     def _places(self, twin: Optional[recorded.Places]) -> recorded.Places:
@@ -347,9 +352,10 @@ def run_pair(
     ]
     if not twin:
         return Pair(done[0], done[1], requests[0], requests[1])
-    changes = [side_effects(b, snapshot(box.home.parent)) for b, box in zip(before, boxes)]
+    after = [snapshot(box.home.parent) for box in boxes]
+    changes = [side_effects(b, a) for b, a in zip(before, after)]
     if oracle.recording:
-        oracle.save(done[1], starts[1], {}, twin_box, changes[1])
+        oracle.save(done[1], starts[1], {}, twin_box, (before[1], after[1]))
     return Pair(done[0], done[1], requests[0], requests[1], changes[0], changes[1])
 
 

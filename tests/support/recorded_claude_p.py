@@ -7,8 +7,9 @@ code) answers the same; so its run is recorded once
 (`CLAUDE_PRINT_TEST_CLAUDE_P=record`) and replayed after: its exit code, stdout and
 stderr, the requests the fake API received (added to that server's list, as the live run
 adds them), the files it made, changed or removed in the sandbox (written back) and a
-twin run's side-effect list. A run whose input differs in anything (a random name in a
-file, an OAuth server's port, another release) has another key and runs live. Each
+twin run's snapshots of its copy (its side effects). A run whose input differs in
+anything (a random name in a file, an OAuth server's port, another release) has another
+key and runs live. Each
 replayed case saves the ~1 CPU-s of a `claude -p` run (docs/compatibility.md, "CI's
 time").
 
@@ -47,6 +48,8 @@ REPO = HERE.parents[1]
 STORE = HERE.parent / "data" / "claude-p-runs"
 FORMAT = 1  # bump when what a recording holds changes: every key changes with it
 BLOB_MIN = 2048  # a JSON value this long (serialised) is stored once, by its hash
+FILE_MAX = 256 * 1024  # a file a run left, larger: kept by name only
+RECORDING_MAX = 2 * 1024 * 1024  # a run this large (a 5 MB prompt) is not kept: it runs live
 PARTS = ("home", "project", "tmp")
 # What of the caller's environment reaches `claude -p` through Sandbox.env and may change
 # what it does; the rest (PATH, the venv) may differ between machines without a change.
@@ -247,7 +250,9 @@ class Recording:
     stderr: bytes
     requests: List[Dict[str, Any]]  # what the fake API recorded, side requests included
     made: Changed  # the files it made, changed or removed in its sandbox
-    changes: Optional[List[str]]  # slash_space.side_effects of a twin run
+    # A twin run's slash_space.snapshot of its copy, before and after (the side effects
+    # are worked out from them when replayed, by the rules of that day)
+    snapshots: Optional[Tuple[Dict[str, str], Dict[str, str]]]
 
 
 def _path(release: str, run_key: str) -> Path:
@@ -334,8 +339,12 @@ def save(release: str, run_key: str, places: Places, recording: Recording) -> No
             else {"mode": entry[0], **_bytes_out(entry[1], places)}
             for path, entry in sorted(recording.made.items())
         },
-        "changes": None if recording.changes is None else [hide(c) for c in recording.changes],
+        "snapshots": None
+        if recording.snapshots is None
+        else [{hide(k): v for k, v in snap.items()} for snap in recording.snapshots],
     }
+    if len(json.dumps(stored, ensure_ascii=False)) > RECORDING_MAX:
+        return
     target = _path(release, run_key)
     target.parent.mkdir(parents=True, exist_ok=True)
     packed = {k: _pack(v, target.parent / "blobs") for k, v in stored.items()}
@@ -368,7 +377,12 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
             else (int(entry["mode"]), _bytes_in(entry, places, day))
             for path, entry in stored["made"].items()
         },
-        changes=None if stored["changes"] is None else [show(c) for c in stored["changes"]],
+        snapshots=None
+        if stored.get("snapshots") is None
+        else (
+            {show(k): v for k, v in stored["snapshots"][0].items()},
+            {show(k): v for k, v in stored["snapshots"][1].items()},
+        ),
     )
 
 
@@ -395,14 +409,15 @@ def files(places: Places) -> Files:
 
 def changed(before: Files, after: Files, places: Places) -> Changed:
     """What a run made, changed or removed. Claude Code's runtime state (RUNTIME_STATE:
-    a transcript, todos, debug logs) is kept by name, empty: its content is the run's
-    own business, and a test that reads it runs `claude -p` live."""
+    a transcript, todos, debug logs) and a file over FILE_MAX are kept by name, empty:
+    a test that reads them runs `claude -p` live."""
     out: Changed = {}
     for path, entry in after.items():
         if before.get(path) == entry:
             continue
         state = RUNTIME_STATE.fullmatch(places.hide(path)) and entry[0] != -1
-        out[path] = (entry[0], b"") if state else entry
+        big = len(entry[1]) > FILE_MAX  # a heap snapshot: tests look for it, not into it
+        out[path] = (entry[0], b"") if state or big else entry
     out.update({path: None for path in before if path not in after})
     return out
 
@@ -421,3 +436,33 @@ def leave(made: Changed) -> None:
         else:
             target.write_bytes(entry[1])
             os.chmod(target, entry[0])
+
+
+def prune(store: Path = STORE) -> int:
+    """Remove the blobs no recording refers to (after a recording); how many went."""
+    gone = 0
+    for release in store.iterdir() if store.is_dir() else []:
+        blobs = release / "blobs"
+        if not blobs.is_dir():
+            continue
+        used: set = set()
+        todo = [json.loads(p.read_text(encoding="utf-8")) for p in release.glob("*.json")]
+        while todo:
+            value = todo.pop()
+            if isinstance(value, dict):
+                if set(value) == {"$blob"} and value["$blob"] not in used:
+                    used.add(value["$blob"])
+                    todo.append(json.loads((blobs / f"{value['$blob']}.json").read_text()))
+                else:
+                    todo.extend(value.values())
+            elif isinstance(value, list):
+                todo.extend(value)
+        for blob in blobs.glob("*.json"):
+            if blob.stem not in used:
+                blob.unlink()
+                gone += 1
+    return gone
+
+
+if __name__ == "__main__":
+    print(f"recorded_claude_p: {prune()} unused blobs removed")
