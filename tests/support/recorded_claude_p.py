@@ -41,7 +41,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -445,7 +445,7 @@ def prune(store: Path = STORE) -> int:
         blobs = release / "blobs"
         if not blobs.is_dir():
             continue
-        used: set = set()
+        used: Set[str] = set()
         todo = [json.loads(p.read_text(encoding="utf-8")) for p in release.glob("*.json")]
         while todo:
             value = todo.pop()
