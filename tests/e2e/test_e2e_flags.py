@@ -229,8 +229,8 @@ def claude_print_ok(sandbox: Sandbox, binary: str, args: List[str]) -> Any:
     return proc
 
 
-def claude_p_ok(sandbox: Sandbox, binary: str, args: List[str]) -> Any:
-    proc = run_claude_p(sandbox, binary, ["--output-format", "json", *args])
+def claude_p_ok(sandbox: Sandbox, binary: str, args: List[str], live: bool = False) -> Any:
+    proc = run_claude_p(sandbox, binary, ["--output-format", "json", *args], live=live)
     assert_exit(proc, 0)
     return proc
 
@@ -259,7 +259,8 @@ def test_continue_picks_up_a_claude_p_session(
 ) -> None:
     """The TUI's own --continue skips sessions `claude -p` wrote (measured); claude-print
     continues the newest one by id, as `claude -p --continue` does."""
-    first = claude_p_ok(sandbox, real_claude, ["remember the first turn"])
+    # live: claude-print continues the transcript this run leaves (recorded_claude_p)
+    first = claude_p_ok(sandbox, real_claude, ["remember the first turn"], live=True)
     session = json.loads(first.stdout)["session_id"]
     proc = claude_print_ok(sandbox, real_claude, ["--continue", "the second turn"])
     out = json.loads(proc.stdout)

@@ -240,3 +240,23 @@ def test_a_large_file_left_is_kept_by_name_and_a_huge_run_not_at_all(
     recorded.save(RELEASE, "huge", places, huge)
     assert recorded.load(RELEASE, "huge", places) is None
     assert not (store / RELEASE / "huge.json").exists()
+
+
+def test_the_fake_apis_answer_to_a_prompt_naming_a_path_is_this_sandboxs(tmp_path: Path) -> None:
+    """`ACK <chars> <sha>` hashes the prompt: with a sandbox path in it, another sandbox
+    gets another answer, and the replay must print that one."""
+    from fake_api import plan_reply
+
+    one, two = sandbox(tmp_path / "a"), sandbox(tmp_path / "b")
+
+    def ack(prompt: str) -> str:
+        return str(plan_reply({"messages": [{"role": "user", "content": prompt}]})[1])
+
+    prompt_one, prompt_two = f"!touch {one.tmp}/x", f"!touch {two.tmp}/x"
+    assert ack(prompt_one) != ack(prompt_two) and ack(prompt_one).startswith("ACK ")
+    requests = [{"prompt": prompt_one, "side": False}, {"prompt": "title?", "side": True}]
+    run = Recording(0, f'{{"result":"{ack(prompt_one)}"}}'.encode(), b"", requests, {}, None)
+    recorded.save(RELEASE, "k", one, run)
+    back = recorded.load(RELEASE, "k", two)
+    assert back is not None
+    assert back.stdout == f'{{"result":"{ack(prompt_two)}"}}'.encode()
