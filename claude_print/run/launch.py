@@ -22,6 +22,7 @@ from claude_print import contract, flags
 from claude_print.errors import ClaudePrintError
 from claude_print.hooks import permissions
 from claude_print.hooks.relay import USER_EDITOR_VAR, Relay
+from claude_print.run.run_plan import wants_bypass
 from claude_print.tui.delivery import normalisation_notes, sent_forms
 from claude_print.tui.images import Clipboard
 from claude_print.tui.pty_session import child_environment, scrubbed_names
@@ -144,15 +145,6 @@ def others_may_stop(options: Options, channel: Optional[ControlChannel]) -> bool
         return True
     sources = permissions.setting_sources(options.inherit_hooks, options.forwarded)
     return stop_hooks_possible(sources, os.getcwd(), os.environ, options.user_settings)
-
-
-def wants_bypass(options: Options) -> bool:
-    """Bypass mode was asked for: its warning screen is skipped (settings) or accepted."""
-    return (
-        options.skip_permissions
-        or options.permission_mode == "bypassPermissions"
-        or "--allow-dangerously-skip-permissions" in options.forwarded
-    )
 
 
 def make_relay(

@@ -29,15 +29,16 @@ from claude_print.errors import (
 )
 from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
-from claude_print.options import Options, new_session_id, permission_mode
+from claude_print.options import Options
 from claude_print.printing.emit import Emitter, Trace
 from claude_print.run import launch, result_out
 from claude_print.run.pump import Pump
 from claude_print.run.routes import Routes
+from claude_print.run.run_plan import plan_run
 from claude_print.run.run_state import RunState
 from claude_print.tui import release
 from claude_print.tui.boot import READY, Boot, StartupScreens
-from claude_print.tui.delivery import DELIVERED, Delivery, choose_delivery, paste_refusal
+from claude_print.tui.delivery import DELIVERED, Delivery, paste_refusal
 from claude_print.tui.keys import Keyboard
 from claude_print.tui.mode_switch import DONE, ModeSwitch
 from claude_print.tui.pty_session import PtyChild
@@ -79,42 +80,30 @@ class Session:
         state.trace = trace
         state.emitter = emitter
         state.started = started
-        state.facts = contract.facts_for(release.installed_version(options.claude_binary))
-        emitter.release = state.facts.version
-        # stream-json input: many turns in one TUI, prompts typed in as they arrive.
-        state.channel = None
-        if options.input_format == "stream-json":
-            from claude_print.sdk.stream_input import open_channel
-
-            state.channel = open_channel(options, emitter, trace, state.facts)
-        self.delivery = choose_delivery(options, multi_turn=state.channel is not None)
+        # The choices the parts below need, made once (run_plan): each part is handed
+        # the plain values it uses, not the options.
+        self.plan = plan = plan_run(options)
+        self.delivery = plan.delivery
         self.clipboard: Optional[Clipboard] = None  # stream-json input: images by Ctrl+V
         state.tui = TuiScreen()
         # Between turns the screen must stay true for the next prompt's input box.
-        self.pump.keeps_screen = state.channel is not None
-        session_id = options.session_id or (None if options.resume else new_session_id())
+        self.pump.keeps_screen = plan.multi_turn
+        # The turn's parts: the release's facts are read through `state` when they are
+        # needed (it may be learned late, `_answered_here`).
         state.transcript = TranscriptFeed(
-            session_id, lambda record: state.stream.feed(record), self.pump.hook_runs_first
+            plan.session_id, lambda record: state.stream.feed(record), self.pump.hook_runs_first
         )
         state.stream = StreamOut(
             emitter,
             lambda: state.facts,
             lambda: state.hook_watch,
-            options,
+            options.model or "",
             state.transcript,
             lambda: state.turn,
-            lambda: state.channel.permission_mode if state.channel else permission_mode(options),
+            lambda: state.channel.permission_mode if state.channel else plan.permission_mode,
         )
-        if state.channel is not None:
-            state.channel.session_id = session_id or ""
-            state.channel.may_bypass = launch.wants_bypass(options)
         state.stream.model = options.model or ""
-        argv_prompt = options.prompt if self.delivery == "argv" else None
-        screen_error = self.routes.screen_error
-        startup = StartupScreens(launch.wants_bypass(options), screen_error, trace)
-        self.boot = Boot(startup, argv_prompt, started, screen_error, trace)
-        self.mcp: Optional[McpWait] = None  # holds the first prompt for the MCP servers
-        state.turn = Turn(options.prompt, self.delivery, started)
+        state.turn = Turn(options.prompt, plan.delivery, started)
         state.delivering = None
         state.watch = None
         # stream-json input: the wait for a turn the TUI starts by itself after the last
@@ -123,9 +112,31 @@ class Session:
         self.follower = background.Follower(
             state.transcript, lambda: state.facts, os.environ, trace
         )
-        self.rules = Rules()  # the limits every turn is watched with (start())
-        state.results = Results(emitter, trace, multi_turn=state.channel is not None)
+        state.results = Results(emitter, trace, multi_turn=plan.multi_turn)
+        # The installed release, then what is built on it: the stream-json channel (many
+        # turns in one TUI, prompts typed in as they arrive) and the hooks that ask
+        # through it.
+        state.facts = contract.facts_for(release.installed_version(options.claude_binary))
+        emitter.release = state.facts.version
+        state.channel = None
+        if plan.multi_turn:
+            from claude_print.sdk.stream_input import open_channel
+
+            state.channel = open_channel(
+                emitter,
+                trace,
+                state.facts,
+                plan.permission_mode,
+                plan.can_use_tool,
+                plan.wants_bypass,
+                plan.session_id or "",
+            )
         state.asks = AskingHooks(self.routes.answer, trace, options.max_budget_usd, state.channel)
+        screen_error = self.routes.screen_error
+        startup = StartupScreens(plan.wants_bypass, screen_error, trace)
+        self.boot = Boot(startup, plan.argv_prompt, started, screen_error, trace)
+        self.mcp: Optional[McpWait] = None  # holds the first prompt for the MCP servers
+        self.rules = Rules()  # the limits every turn is watched with (start())
         state.files_pending = bool(options.files)
         # stream-json shows runs of the user's hooks (SessionStart's, or all of them).
         state.reports_hooks = options.output_format == "stream-json"

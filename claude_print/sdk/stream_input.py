@@ -15,7 +15,6 @@ import select
 import time
 from collections import deque
 from typing import (
-    TYPE_CHECKING,
     Any,
     Callable,
     Deque,
@@ -33,9 +32,6 @@ from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
 from claude_print.sdk.answers import SdkHook, sdk_hooks
 from claude_print.tui.images import PLACEHOLDER, Image, blocks_of
-
-if TYPE_CHECKING:
-    from claude_print.options import Options
 
 MAX_LINE = 16 * 1024 * 1024  # one message; a bigger one is an error, not a hang
 SDK_HOOK_TAG = "sdk"  # relay hooks the caller registered at `initialize`
@@ -93,13 +89,20 @@ def error(request_id: str, message: str) -> Dict[str, Any]:
 
 
 def open_channel(
-    options: Options, emitter: Emitter, trace: Callable[[str], None], facts: contract.Facts
+    emitter: Emitter,
+    trace: Callable[[str], None],
+    facts: contract.Facts,
+    permission_mode: str,
+    can_use_tool: bool,
+    may_bypass: bool,
+    session_id: str,
 ) -> ControlChannel:
-    """The channel of a run with `--input-format stream-json`."""
-    from claude_print.options import permission_mode
-
-    channel = ControlChannel(emitter, trace, facts, permission_mode(options))
-    channel.can_use_tool = options.permission_prompt_tool == "stdio"
+    """The channel of a run with `--input-format stream-json`, given the run's plan's
+    choices (run_plan.RunPlan): the channel needs those, not the command line."""
+    channel = ControlChannel(emitter, trace, facts, permission_mode)
+    channel.can_use_tool = can_use_tool
+    channel.may_bypass = may_bypass
+    channel.session_id = session_id
     return channel
 
 

@@ -16,7 +16,6 @@ from claude_print.printing.emit import Emitter
 from claude_print.printing.task_events import TASK_EVENTS
 
 if TYPE_CHECKING:
-    from claude_print.options import Options
     from claude_print.printing.stream import StreamConverter
     from claude_print.turns.subagent_stream import SubagentStream
     from claude_print.turns.transcript_feed import TranscriptFeed
@@ -29,7 +28,7 @@ class StreamOut:
         emitter: Emitter,
         facts: Callable[[], contract.Facts],
         hook_watch: Callable[[], HookWatch],
-        options: Options,
+        asked_model: str,
         transcript: TranscriptFeed,
         turn: Callable[[], Turn],
         permission_mode: Callable[[], str],
@@ -37,7 +36,7 @@ class StreamOut:
         self.emitter = emitter
         self.facts = facts  # the release may be learned late
         self.hook_watch = hook_watch
-        self.options = options
+        self.asked_model = asked_model  # --model, for an init line before any answer
         self.transcript = transcript
         transcript.beside = self.poll_subagents  # on its every look, before its records
         self.turn = turn  # the turn under way
@@ -137,7 +136,7 @@ class StreamOut:
             return
         turn.init_sent = True
         for event in init_events(
-            self.options,
+            self.asked_model,
             self.permission_mode(),
             session_id,
             model,
@@ -201,7 +200,7 @@ class StreamOut:
 
 
 def init_events(
-    options: Options,
+    asked_model: str,
     permission_mode: str,
     session_id: str,
     model: str,
@@ -225,7 +224,7 @@ def init_events(
         init_event(
             cwd=os.getcwd(),
             session_id=session_id,
-            model=model or options.model or "",
+            model=model or asked_model,
             permission_mode=permission_mode,
             claude_version=claude_version,
             api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",

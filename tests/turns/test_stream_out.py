@@ -18,7 +18,6 @@ from harness import TESTS
 
 from claude_print import contract
 from claude_print.hooks.hook_events import HookWatch
-from claude_print.options import Options
 from claude_print.printing.emit import Emitter, Finish
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
@@ -73,7 +72,7 @@ def rig(
         emitter,
         lambda: facts,
         cast(Callable[[], HookWatch], lambda: NoHooks()),
-        Options(prompt="What is 2+2?", prompt_source="argv", output_format=output_format),
+        "",
         cast(TranscriptFeed, feed),
         lambda: turn,
         lambda: "default",
