@@ -165,6 +165,7 @@ def _parts(
     if top is not None:  # a repository's own user.name wins over ~/.gitconfig's
         for config in _repo_configs(os.path.join(top, ".git")):
             yield _file(config)
+        yield from _default_branch(os.path.join(top, ".git"))
     # Auto-memory (MEMORY.md and what it names), kept per project under the config dir:
     # made or rewritten by a session after the keeper's TUI had read it.
     # The TUI makes the dir empty at its start (2.1.197): only its files count, so a
@@ -178,9 +179,9 @@ def _parts(
 
 
 def _repo_configs(dot_git: str) -> List[str]:
-    """The config files of the repository whose `.git` this is: a directory's, or for a
-    worktree or submodule (`.git` a file, "gitdir: <path>") its git dir's and the common
-    dir's (where a worktree's shared config lives)."""
+    """The config files of the repository whose `.git` this is: a directory's (and its
+    config.worktree), or for a worktree or submodule (`.git` a file, "gitdir: <path>") its
+    git dir's and the common dir's (where a worktree's shared config lives)."""
     git_dir, found = dot_git, []
     if os.path.isfile(dot_git):
         found.append(dot_git)  # the git dir it names (a directory's stat moves at every git call)
@@ -193,6 +194,9 @@ def _repo_configs(dot_git: str) -> List[str]:
             return [dot_git]
         git_dir = os.path.join(os.path.dirname(dot_git), line[len("gitdir:") :].strip())
     found.append(os.path.join(git_dir, "config"))
+    # A worktree's own config (extensions.worktreeConfig): read by Claude Code at start
+    # (2.1.197, tests/e2e/test_e2e_warm_reads.py), and may hold user.name.
+    found.append(os.path.join(git_dir, "config.worktree"))
     try:
         with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as f:
             common = os.path.join(git_dir, f.readline().strip())
@@ -200,6 +204,55 @@ def _repo_configs(dot_git: str) -> List[str]:
     except OSError:
         pass
     return found
+
+
+def _default_branch(dot_git: str) -> Iterator[str]:
+    """What the system prompt's "Main branch" is found from, read by Claude Code itself
+    and not shown by git status: origin/HEAD's target if that ref exists, else
+    origin/main, else origin/master, each a loose ref or a line of packed-refs (found by
+    tests/e2e/test_e2e_warm_reads.py: a change of them did not change the key). By
+    content: a fetch that moves them makes the next run cold, never a stale one warm."""
+    git_dir = dot_git
+    if os.path.isfile(dot_git):
+        try:
+            with open(dot_git, encoding="utf-8", errors="replace") as f:
+                line = f.readline().strip()
+        except OSError:
+            return
+        if not line.startswith("gitdir:"):
+            return
+        git_dir = os.path.join(os.path.dirname(dot_git), line[len("gitdir:") :].strip())
+    common = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as f:
+            common = os.path.join(git_dir, f.readline().strip())
+    except OSError:
+        pass
+    origin = os.path.join(common, "refs", "remotes", "origin")
+    names = ["HEAD", "main", "master"]
+    try:
+        with open(os.path.join(origin, "HEAD"), encoding="utf-8", errors="replace") as f:
+            target = f.readline().strip()
+        if target.startswith("ref: refs/remotes/origin/"):
+            names.append(target[len("ref: refs/remotes/origin/") :])
+    except OSError:
+        pass
+    for name in names:
+        yield _file(os.path.join(origin, name))
+    wanted = {"refs/remotes/origin/" + name for name in names}
+    packed = os.path.join(common, "packed-refs")
+    try:
+        with open(packed, "rb") as f:
+            lines = [
+                ln
+                for ln in f.read().splitlines()
+                if ln.split(b" ")[-1].decode("utf-8", "replace") in wanted
+            ]
+    except OSError as exc:
+        yield f"{packed} -{exc.errno}"
+        return
+    digest = hashlib.sha256(b"\0".join(lines)).hexdigest()
+    yield f"{packed} {digest}"
 
 
 def trees(cwd: str, environ: Mapping[str, str], paths: Sequence[Tuple[str, str]]) -> List[str]:

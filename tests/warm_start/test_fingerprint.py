@@ -495,6 +495,44 @@ def test_the_repositorys_own_git_user_name_shows(
     assert take(cwd, environ) != before
 
 
+def test_a_user_name_in_the_worktree_config_shows(tree: Tuple[Path, Path, Dict[str, str]]) -> None:
+    """Issue 41: with extensions.worktreeConfig, `git config --worktree user.name` (in
+    .git/config.worktree, which Claude Code reads at start) names the system prompt's
+    git user."""
+    _home, project, environ = tree
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "extensions.worktreeConfig", "true")
+    before = take(project, environ)
+    git(project, "config", "--worktree", "user.name", "Someone Else")
+    assert (project / ".git" / "config.worktree").is_file()
+    assert take(project, environ) != before
+
+
+@pytest.mark.parametrize(
+    "change", ["origin/HEAD retargeted", "origin/HEAD removed", "its packed target removed"]
+)
+def test_the_default_branch_shows(tree: Tuple[Path, Path, Dict[str, str]], change: str) -> None:
+    """Issue 41 (found by tests/e2e/test_e2e_warm_reads.py changing what the TUI reads):
+    the system prompt's "Main branch" is origin/HEAD's target if that ref exists, else
+    origin/main or origin/master, refs git status does not show."""
+    _home, project, environ = tree
+    git(project, "init", "-q", "-b", "work")
+    git(project, "commit", "-q", "--allow-empty", "-m", "first")
+    for name in ("develop", "trunk"):
+        git(project, "update-ref", f"refs/remotes/origin/{name}", "HEAD")
+    git(project, "pack-refs", "--all")
+    git(project, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/develop")
+    before = take(project, environ)
+    assert take(project, environ) == before
+    if change == "origin/HEAD retargeted":
+        git(project, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+    elif change == "origin/HEAD removed":
+        git(project, "symbolic-ref", "--delete", "refs/remotes/origin/HEAD")
+    else:
+        git(project, "update-ref", "-d", "refs/remotes/origin/develop")
+    assert take(project, environ) != before
+
+
 @pytest.mark.parametrize("entry", [".", "", "bin"])
 def test_git_state_never_runs_a_git_of_the_work_dir(tmp_path: Path, entry: str) -> None:
     """Issue 41: a PATH with a relative entry (".", an empty one, "bin") made the warm
