@@ -477,7 +477,10 @@ def test_resume_by_id_like_claude_p(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
     """--resume ID: the same session goes on, with its history in the next request."""
-    first = run_claude_p(sandbox, real_claude, ["--output-format", "json", "remember zebra 42"])
+    # live: the runs below resume the transcript it leaves (recorded_claude_p)
+    first = run_claude_p(
+        sandbox, real_claude, ["--output-format", "json", "remember zebra 42"], live=True
+    )
     assert_exit(first, 0)
     original = json.loads(first.stdout)["session_id"]
     seen = []
@@ -499,7 +502,10 @@ def test_fork_session_like_claude_p(
     real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
     """--resume ID --fork-session: a new session id, with the resumed session's history."""
-    first = run_claude_p(sandbox, real_claude, ["--output-format", "json", "remember zebra 41"])
+    # live: the runs below resume the transcript it leaves (recorded_claude_p)
+    first = run_claude_p(
+        sandbox, real_claude, ["--output-format", "json", "remember zebra 41"], live=True
+    )
     assert_exit(first, 0)
     original = json.loads(first.stdout)["session_id"]
     forks = []

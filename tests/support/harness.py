@@ -229,10 +229,13 @@ class Oracle:
         """The recorded run, its files left in the sandbox (not in a twin: the twin is
         thrown away) and its requests on the fake API; None when it is to run."""
         if self.mode != "replayed":
+            self._log(self.mode)
             return None
         found = recorded.load(self.release, self.key, self._places(twin))
         if found is None or (twin is not None and found.snapshots is None):
+            self._log("missed")
             return None
+        self._log("replayed")
         if twin is None:
             recorded.leave(found.made)
         assert self.server is not None
@@ -260,6 +263,14 @@ class Oracle:
             proc.returncode, proc.stdout, proc.stderr, requests, made, snapshots
         )
         recorded.save(self.release, self.key, self._places(twin), run)
+
+    def _log(self, what: str) -> None:
+        """CLAUDE_PRINT_TEST_CLAUDE_P_LOG=FILE: a line per run, to see what CI replays."""
+        log = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE_P_LOG")
+        if log:
+            test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(f"{what} {self.release} {self.key} {test}\n")
 
     def _places(self, twin: Optional[recorded.Places]) -> recorded.Places:
         return dataclasses.replace(twin, ids=self.ids) if twin is not None else self.places

@@ -128,17 +128,27 @@ def today() -> str:
 RUNTIME_STATE = re.compile(
     r"⟦HOME⟧/\.claude/(projects/[^/]+/[^/]+\.jsonl|projects/[^/]+/[0-9a-f-]{36}(/.*)?"
     r"|sessions|session-env|shell-snapshots|todos|file-history|paste-cache|statsig|stats"
-    r"|debug|telemetry|cache|ide|tasks|jobs|backups|history\.jsonl|\.last-cleanup"
+    r"|debug|telemetry|cache|ide|tasks|jobs|backups|history\.jsonl|\.last-cleanup|plugins/store"
     r"|[^/]*\.lock)([/.].*)?"
     r"|⟦HOME⟧/\.claude\.json\.(backup|lock|tmp).*"
+    r"|⟦HOME⟧/\.cache/.*"  # MCP logs, named by the time
     r"|⟦TMP⟧/claude-.*"
 )
 # ~/.claude.json: the user's settings (kept) and Claude Code's counters, ids and times
-# (masked: numbers, uuids, ISO times).
+# (masked: numbers, uuids, hex ids such as userID and machineID, ISO times).
 COUNTERS = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}"
     r"|\d{4}-\d\d-\d\dT[\d:.]+Z?|-?\d+(\.\d+)?(e-?\d+)?"
 )
+
+
+def state_kind(shown_path: str) -> str:
+    """Which kind of runtime state a path is (its folder under ~/.claude, a TMPDIR
+    scratch dir), without the random names inside it."""
+    if shown_path.startswith(mark("HOME") + "/.claude.json."):
+        return mark("HOME") + "/.claude.json.*"
+    parts = shown_path.split("/")
+    return masked("/".join(parts[:3])) + ("/*" if len(parts) > 3 else "")
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -169,7 +179,10 @@ def _tree(places: Places) -> List[Tuple[str, str]]:
             path = Path(dirpath, name)
             shown_path = places.hide(str(path))
             if RUNTIME_STATE.fullmatch(shown_path):
-                found.append((masked(shown_path), "state"))
+                # TMPDIR's scratch (file-watch probes, a Bash tool's output) comes and
+                # goes with timing, and no later run reads it: not part of the key.
+                if not shown_path.startswith(mark("TMP")):
+                    found.append((state_kind(shown_path), "state"))
                 continue
             if path.is_symlink():
                 what = "link:" + places.hide(os.readlink(path))
@@ -238,7 +251,11 @@ def key(
         "named": _named_files(places, [*args, *env.values()]),
         "fake_api": _sha((HERE / "fake_api.py").read_bytes()),
     }
-    return _sha(json.dumps(inputs, sort_keys=True).encode())[:24]
+    made = _sha(json.dumps(inputs, sort_keys=True).encode())[:24]
+    dump = os.environ.get("CLAUDE_PRINT_TEST_CLAUDE_P_KEYS")  # a dir: why two keys differ
+    if dump:
+        Path(dump, made + ".json").write_text(json.dumps(inputs, indent=1, sort_keys=True))
+    return made
 
 
 @dataclass
