@@ -368,13 +368,19 @@ CASES = [
 
 
 def run_as(
-    who: str, sandbox: Sandbox, binary: str, args: List[str], env: Optional[Dict[str, str]] = None
+    who: str,
+    sandbox: Sandbox,
+    binary: str,
+    args: List[str],
+    env: Optional[Dict[str, str]] = None,
+    live: bool = False,
 ) -> Any:
-    """claude-print ("ours") or `claude -p` ("theirs") with the same arguments; exit 0."""
+    """claude-print ("ours") or `claude -p` ("theirs") with the same arguments; exit 0.
+    `live`: `claude -p` is run, not replayed (the test reads the transcript it writes)."""
     if who == "ours":
         proc = run_claude_print(sandbox, args, binary=binary, env=env)
     else:
-        proc = run_claude_p(sandbox, binary, args, env=env)
+        proc = run_claude_p(sandbox, binary, args, env=env, live=live)
     assert_exit(proc, 0)
     return proc
 
@@ -486,7 +492,7 @@ def test_resume_by_id_like_claude_p(
     seen = []
     for who in ("ours", "theirs"):
         args = ["--output-format", "json", "--resume", original, f"{who} resumed"]
-        proc = run_as(who, sandbox, real_claude, args)
+        proc = run_as(who, sandbox, real_claude, args, live=True)
         out = json.loads(proc.stdout)
         history = requests_of(fake_api, f"{who} resumed")[0]["user_texts"]
         seen.append((out["session_id"], out["subtype"], any("zebra 42" in t for t in history)))
@@ -511,7 +517,7 @@ def test_fork_session_like_claude_p(
     forks = []
     for who in ("ours", "theirs"):
         args = ["--output-format", "json", "--resume", original, "--fork-session", f"{who} fork"]
-        proc = run_as(who, sandbox, real_claude, args)
+        proc = run_as(who, sandbox, real_claude, args, live=True)
         session = json.loads(proc.stdout)["session_id"]
         history = requests_of(fake_api, f"{who} fork")[0]["user_texts"]
         forks.append((session != original, any("remember zebra 41" in t for t in history)))

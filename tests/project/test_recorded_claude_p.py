@@ -159,7 +159,7 @@ def test_a_replay_leaves_the_files_the_recorded_run_left(tmp_path: Path) -> None
     transcript = two.home / ".claude" / "projects" / recorded.encoded(str(two.project)) / "s.jsonl"
     assert recorded.files(two) == {
         str(two.home / ".claude.json"): (0o644, (config(two.project) + " ").encode()),
-        str(transcript): (0o644, b""),  # runtime state: by name only
+        str(transcript): (0o600, b""),  # runtime state: by name only
         str(two.tmp / "hook-mark"): (0o644, f"ran in {two.project}".encode()),
         str(two.project / "AGENTS.md"): (-1, b"CLAUDE.md"),
         str(two.project / "CLAUDE.md"): (0o600, b"be brief\n"),
@@ -234,7 +234,7 @@ def test_a_large_file_left_is_kept_by_name_and_a_huge_run_not_at_all(
     (places.home / "heap.heapsnapshot").write_bytes(b"x" * (recorded.FILE_MAX + 1))
     (places.home / "small").write_bytes(b"x" * recorded.FILE_MAX)
     made = recorded.changed(before, recorded.files(places), places)
-    assert made[str(places.home / "heap.heapsnapshot")] == (0o644, b"")
+    assert made[str(places.home / "heap.heapsnapshot")] == (recorded.BY_NAME, b"")
     assert made[str(places.home / "small")] == (0o644, b"x" * recorded.FILE_MAX)
     huge = Recording(0, b"y" * recorded.RECORDING_MAX, b"", [], {}, None)
     recorded.save(RELEASE, "huge", places, huge)
@@ -260,3 +260,16 @@ def test_the_fake_apis_answer_to_a_prompt_naming_a_path_is_this_sandboxs(tmp_pat
     back = recorded.load(RELEASE, "k", two)
     assert back is not None
     assert back.stdout == f'{{"result":"{ack(prompt_two)}"}}'.encode()
+
+
+def test_a_file_kept_by_name_never_overwrites_one_that_is_there(tmp_path: Path) -> None:
+    """A live `claude -p` wrote a session, claude-print resumed it, then a replayed
+    `claude -p --resume` of the same test left its transcript by name: the session stays."""
+    places = sandbox(tmp_path)
+    transcript = places.home / ".claude" / "projects" / "p" / "s.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text('{"ours": "resumed"}\n')
+    fresh = places.home / ".claude" / "projects" / "p" / "t.jsonl"
+    recorded.leave({str(transcript): (recorded.BY_NAME, b""), str(fresh): (recorded.BY_NAME, b"")})
+    assert transcript.read_text() == '{"ours": "resumed"}\n'
+    assert fresh.read_bytes() == b""

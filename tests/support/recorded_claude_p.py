@@ -428,6 +428,7 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
 
 
 Files = Dict[str, Tuple[int, bytes]]  # path -> (mode, content); mode -1: a symlink
+BY_NAME = -2  # the mode of a file a recording keeps by name only (changed())
 Changed = Dict[str, Optional[Tuple[int, bytes]]]  # what a run made or changed; None: removed
 
 
@@ -458,7 +459,7 @@ def changed(before: Files, after: Files, places: Places) -> Changed:
             continue
         state = RUNTIME_STATE.fullmatch(places.hide(path)) and entry[0] != -1
         big = len(entry[1]) > FILE_MAX  # a heap snapshot: tests look for it, not into it
-        out[path] = (entry[0], b"") if state or big else entry
+        out[path] = (BY_NAME, b"") if state or big else entry
     out.update({path: None for path in before if path not in after})
     return out
 
@@ -467,6 +468,14 @@ def leave(made: Changed) -> None:
     """The sandbox as the recorded run left it."""
     for path, entry in sorted(made.items()):
         target = Path(path)
+        if entry is not None and entry[0] == BY_NAME:
+            # Kept by name only: made if missing, never over what is there (a transcript
+            # a live run of the same test wrote and claude-print's side went on with).
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(b"")
+                os.chmod(target, 0o600)
+            continue
         if target.is_symlink() or target.is_file():
             target.unlink()
         if entry is None:
