@@ -9,7 +9,7 @@ business; this module decides what to press."""
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 
 from claude_print import contract
 from claude_print.errors import Fail
@@ -19,7 +19,13 @@ from claude_print.tui.keys import Keyboard
 
 UNKNOWN_SCREEN_GRACE = 2.0  # an unrecognised dialog that stays still this long blocks us
 REANSWER_AFTER = 2.0  # a dialog still up this long after Enter gets Enter again
-ARROW_RETRY = 0.3  # a caret that did not move this long after an arrow lost it
+# A caret that did not move this long after an arrow lost it. An arrow only late, not
+# lost, still lands: the lists wrap (2.1.332's "focus-next-option"), so a second Down
+# in flight takes the caret from "Yes" back to "No, exit", and an Enter sent on the
+# frame in between exits Claude Code (CI under load: 0.3 s here re-pressed a Down the
+# starved TUI had not read yet). So rarely, and then the caret must hold still:
+ARROW_RETRY = 2.0
+HOLD_AFTER_REPRESS = 1.0  # quiet on the target after a re-pressed arrow before Enter
 
 STARTUP_TIMEOUT = float(os.environ.get("CLAUDE_PRINT_STARTUP_TIMEOUT", "60"))
 SLASH_HINT = (
@@ -37,9 +43,11 @@ class StartupScreens:
         self.wants_bypass = wants_bypass
         self.fail = fail
         self.trace = trace
-        self.answered: Dict[str, Tuple[float, Optional[int]]] = {}  # kind -> (when, caret)
+        self.answered: Dict[str, Tuple[float, Optional[int], bytes]] = {}  # kind -> last press
+        self.repressed: Set[str] = set()  # kinds where an arrow went in twice from one place
         self.unknown_since: Optional[float] = None
         self.caret_missing_since: Optional[float] = None
+        self.confirmed: Set[str] = set()  # kinds whose choice got its Enter
 
     def step(
         self, lines: List[str], now: float, last_output: float, quiet_since: float
@@ -50,7 +58,7 @@ class StartupScreens:
             self.unknown_since = None
             if now - quiet_since < contract.QUIET_BEFORE_DIALOG_KEYS:
                 return None  # the dialog may still be mounting: a key now can be lost
-            return self._answer(state, lines, now)
+            return self._answer(state, lines, now, last_output, quiet_since)
         if state.kind in screens.BLOCKING_ADVICE:
             raise self.fail(screens.BLOCKING_ADVICE[state.kind], lines)
         if state.kind == "ready":
@@ -61,31 +69,54 @@ class StartupScreens:
                 raise self.fail("Claude Code shows a screen claude-print does not know", lines)
         return None
 
-    def _answer(self, state: screens.ScreenState, lines: List[str], now: float) -> Optional[bytes]:
+    def _answer(
+        self,
+        state: screens.ScreenState,
+        lines: List[str],
+        now: float,
+        last_output: float,
+        quiet_since: float,
+    ) -> Optional[bytes]:
         if state.kind == "bypass" and not self.wants_bypass:
             raise self.fail(
                 "Claude Code asks to accept bypass-permissions mode (not asked for)", lines
             )
         label = contract.ANSWERED_SCREENS[state.kind]
         key = screens.next_key(state, label)
-        if key is None and state.selected is None and label in " ".join(lines):
-            # Its caret is not drawn yet (seen on 2.1.330's --add-dir dialog): wait for it.
-            self.caret_missing_since = self.caret_missing_since or now
-            if now - self.caret_missing_since < UNKNOWN_SCREEN_GRACE:
-                return None
-        self.caret_missing_since = None
         if key is None:
+            # No caret, or no such choice: the dialog is half drawn. After our Enter it is
+            # going away: 2.1.332 stalled there kept its top rows and "No, exit" with no
+            # caret, then drew nothing for seconds while another run renewed the login.
+            # Before it, its caret may not be drawn yet (2.1.330's --add-dir dialog); one
+            # that stays so, with nothing drawn, is one we misread.
+            if state.kind in self.confirmed:
+                return None
+            self.caret_missing_since = self.caret_missing_since or now
+            if now - self.caret_missing_since < UNKNOWN_SCREEN_GRACE or now - last_output < 1.0:
+                return None
             raise self.fail(f"cannot find {label!r} on the {state.kind} screen", lines)
+        self.caret_missing_since = None
         # The same key again only when the screen did not react to it: an arrow that
         # left the caret where it was was lost; an Enter that left the dialog up, too.
         last = self.answered.get(state.kind)
-        wait = REANSWER_AFTER if key == contract.KEY_ENTER else ARROW_RETRY
-        if last is not None and last[1] == state.selected and now - last[0] < wait:
+        enter = key == contract.KEY_ENTER
+        unmoved = last is not None and last[1] == state.selected
+        if (
+            last is not None
+            and unmoved
+            and now - last[0] < (REANSWER_AFTER if enter else ARROW_RETRY)
+        ):
             return None
+        if enter and state.kind in self.repressed and now - quiet_since < HOLD_AFTER_REPRESS:
+            return None  # the other arrow may still be on its way
+        if not enter and unmoved and last is not None and last[2] != contract.KEY_ENTER:
+            self.repressed.add(state.kind)
         choice = state.choices[state.selected or 0]
-        action = "Enter" if key == contract.KEY_ENTER else f"moving to {label!r}"
+        action = "Enter" if enter else f"moving to {label!r}"
         self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")
-        self.answered[state.kind] = (now, state.selected)
+        self.answered[state.kind] = (now, state.selected, key)
+        if enter:
+            self.confirmed.add(state.kind)
         return key
 
 

@@ -187,6 +187,13 @@ def classify(lines: List[str]) -> ScreenState:
         for kind, markers in contract.SCREEN_MARKERS.items()
         if all(marker in flat for marker in markers)
     ]
+    if found and is_ready(lines):
+        # A dialog's top rows can stay above the input box once it has gone (2.1.332
+        # under load erased only the rows below "Security guide"): the box drawn under
+        # a dialog's text says the dialog is over.
+        caret_row = _input_box(lines)
+        below = caret_row[0] if caret_row else len(lines)
+        found = [kind for kind in found if _marker_row(lines, kind) > below]
     if found:
         specific = [kind for kind in found if kind not in _BANNER_KINDS]
         return parse_choices(lines)._replace(kind=(specific or found)[0])
@@ -196,6 +203,16 @@ def classify(lines: List[str]) -> ScreenState:
     if state.selected is not None and len(state.choices) >= 2:
         return state
     return ScreenState("other")
+
+
+def _marker_row(lines: List[str], kind: str) -> int:
+    """The lowest row from which the screen still holds every marker of `kind` (markers
+    wrap, so the text is read from each row down)."""
+    for row in range(len(lines) - 1, -1, -1):
+        flat = " ".join(" ".join(lines[row:]).split())
+        if all(marker in flat for marker in contract.SCREEN_MARKERS[kind]):
+            return row
+    return -1
 
 
 def next_key(state: ScreenState, label: str) -> Optional[bytes]:

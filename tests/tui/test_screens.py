@@ -567,3 +567,91 @@ def test_fullscreen_renderer_offer_is_declined() -> None:
 def test_secrets_never_show_in_a_screen_excerpt(text: str, shown: str) -> None:
     secrets = ["sk-ant-fake-key-0123456789abcdefghij", "", "short"]
     assert screens.screen_excerpt([text], secrets=secrets) == "  | " + shown
+
+
+# 2.1.332, its TUI stopped for 0.4 s around the trust dialog while 8 runs shared a HOME
+# (measured with SIGSTOP; the same screens under load in CI): after our Enter on "Yes",
+# the dialog's top rows stay drawn, "No, exit" is left with no caret, and nothing is
+# drawn for seconds while another run renews the login.
+TRUST_TOP = [
+    "\u2500" * 100,
+    " Accessing workspace:",
+    " /tmp/sb/project",
+    " Quick safety check: Is this a project you created or one you trust? (Like your own "
+    "code, a well-kno",
+    " folder first.",
+    " Claude Code'll be able to read, edit, and execute files here.",
+    " Security guide",
+]
+TRUST_GOING = [*TRUST_TOP, "   No, exit"]
+TRUST_ON_YES = [
+    *TRUST_TOP,
+    "   No, exit",
+    f" {CARET} Yes, I trust this folder",
+    " Enter to confirm \u00b7 Esc to cancel",
+]
+# ...and once the REPL is up, those top rows are still above its banner and input box.
+TRUST_LEFT_ABOVE_THE_BOX = [
+    *TRUST_TOP,
+    " \u2590\u259b\u2588\u2588\u2588\u259b\u2588   Claude Code v2.1.332",
+    "\u259d\u259c\u2588\u2588\u2588\u2588\u2588\u2588\u2580  Opus 5.5 \u00b7 Claude Max",
+    " \u259d\u259d   \u259d\u259d   /tmp/sb/project",
+    f"{CARET} What is 2+2?",
+    "\u25cf Bloviating\u2026",
+    "\u2500" * 100,
+    f"{CARET} ",
+    "\u2500" * 100,
+    "  \u23f8 manual mode on",
+]
+
+
+def test_a_dialog_going_away_after_our_enter_is_waited_for() -> None:
+    from claude_print.errors import ClaudePrintError
+    from claude_print.tui.boot import StartupScreens
+
+    def fail(what: str, lines: List[str]) -> ClaudePrintError:
+        return ClaudePrintError(what)
+
+    boot = StartupScreens(False, fail, lambda _: None)
+    assert boot.step(TRUST_ON_YES, 10.0, 9.0, 9.0) == contract.KEY_ENTER
+    for now in (11.0, 15.0, 40.0):  # silent for half a minute: still no key, no failure
+        assert boot.step(TRUST_GOING, now, 10.5, 10.5) is None
+    # Never answered, the same half-drawn dialog is one we misread: a clear failure.
+    fresh = StartupScreens(False, fail, lambda _: None)
+    with pytest.raises(ClaudePrintError, match="cannot find 'Yes, I trust this folder'"):
+        for now in (20.0, 25.0):
+            fresh.step(TRUST_GOING, now, 19.0, 19.0)
+
+
+def test_dialog_rows_left_above_the_input_box_are_no_dialog() -> None:
+    assert classify(TRUST_LEFT_ABOVE_THE_BOX).kind == "ready"
+    # The box above a dialog (a dialog drawn under the REPL) is still that dialog.
+    assert classify([*TRUST_LEFT_ABOVE_THE_BOX[7:], *TRUST_ON_YES]).kind == "trust"
+
+
+TRUST_ON_NO = [*TRUST_TOP, f" {CARET} No, exit", "   Yes, I trust this folder", TRUST_ON_YES[-1]]
+
+
+def test_an_arrow_is_pressed_again_only_when_lost_and_enter_waits_for_a_late_one() -> None:
+    """2.1.332's lists wrap: a Down the starved TUI reads late, after a second one went
+    in, takes the caret to "Yes" and back to "No, exit"; an Enter sent on the frame in
+    between exits Claude Code (CI under load)."""
+    from claude_print.errors import ClaudePrintError
+    from claude_print.tui.boot import StartupScreens
+
+    def fail(what: str, lines: List[str]) -> ClaudePrintError:
+        return ClaudePrintError(what)
+
+    boot = StartupScreens(False, fail, lambda _: None)
+    assert boot.step(TRUST_ON_NO, 10.0, 9.0, 9.0) == contract.KEY_DOWN
+    for now in (10.4, 11.0, 11.9):  # not moved yet: late, not lost
+        assert boot.step(TRUST_ON_NO, now, 9.0, 10.0) is None
+    assert boot.step(TRUST_ON_NO, 12.1, 9.0, 10.0) == contract.KEY_DOWN  # lost: again
+    # The caret on "Yes": one of the two Downs has landed; the other may still come.
+    assert boot.step(TRUST_ON_YES, 12.5, 12.2, 12.2) is None
+    assert boot.step(TRUST_ON_YES, 13.1, 12.2, 12.2) is None
+    assert boot.step(TRUST_ON_YES, 13.3, 12.2, 12.2) == contract.KEY_ENTER
+    # One Down that landed at once: Enter after the dialog's usual quiet, no hold.
+    once = StartupScreens(False, fail, lambda _: None)
+    assert once.step(TRUST_ON_NO, 10.0, 9.0, 9.0) == contract.KEY_DOWN
+    assert once.step(TRUST_ON_YES, 10.5, 10.1, 10.1) == contract.KEY_ENTER
