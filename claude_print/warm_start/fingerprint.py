@@ -116,14 +116,22 @@ def take(
     today: Callable[[], str] = lambda: time.strftime("%Y-%m-%d"),
     git: Optional[Callable[[str, Mapping[str, str]], bytes]] = None,
     paths: Sequence[Tuple[str, str]] = (),
-) -> str:
+) -> Dict[str, str]:
     """The fingerprint of what a TUI started now in `cwd` would read; `paths`: what its
-    flags name (`named`)."""
-    digest = hashlib.sha256()
+    flags name (`named`). By what was read (a path, "date", "git status"), so a keeper
+    that declines can say what changed (`changed`)."""
+    digests: Dict[str, Any] = {}
     for part in _parts(cwd, environ, today, git or git_state, paths):
+        label = part.split(" ", 1)[0]
+        digest = digests.setdefault(label, hashlib.sha256())
         digest.update(part.encode("utf-8", "surrogateescape"))
         digest.update(b"\0")
-    return digest.hexdigest()
+    return {label: digest.hexdigest() for label, digest in digests.items()}
+
+
+def changed(recorded: Mapping[str, str], now: Mapping[str, str]) -> List[str]:
+    """What was read differently between two fingerprints, in reading order."""
+    return [label for label in {**recorded, **now} if recorded.get(label) != now.get(label)]
 
 
 def _parts(
@@ -133,7 +141,7 @@ def _parts(
     git: Callable[[str, Mapping[str, str]], bytes],
     paths: Sequence[Tuple[str, str]],
 ) -> Iterator[str]:
-    yield "date " + today()
+    yield "date " + today()  # the system prompt's "Today's date"
     home = environ.get("HOME") or os.path.expanduser("~")
     config_dir = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     for directory in _upwards(cwd):

@@ -80,7 +80,7 @@ def _keep(options: Options, listener: socket.socket, claim: handover.Claim) -> i
         held.close()
 
 
-def _serve_run(conn: socket.socket, held: HeldRun, recorded: str) -> int:
+def _serve_run(conn: socket.socket, held: HeldRun, recorded: Dict[str, str]) -> int:
     conn.settimeout(REQUEST_WAIT)
     try:
         request, fds = handover.receive(conn)
@@ -109,7 +109,7 @@ def _serve_run(conn: socket.socket, held: HeldRun, recorded: str) -> int:
 
 
 def _handed_over(
-    conn: socket.socket, request: Dict[str, Any], recorded: str, held: HeldRun
+    conn: socket.socket, request: Dict[str, Any], recorded: Dict[str, str], held: HeldRun
 ) -> bool:
     """Whether the run's prompt is ours now: its request fits this TUI, we said so, and
     the run said go. It may have given us up meanwhile (its deadline, a signal): only
@@ -133,11 +133,15 @@ def _handed_over(
     return bool(go and go.get("go"))
 
 
-def _why_stale(request: Dict[str, Any], recorded: str, uid: int) -> str:
+def _why_stale(request: Dict[str, Any], recorded: Dict[str, str], uid: int) -> str:
     if uid != os.getuid():
         return "another user"
-    if request.get("fingerprint") != recorded:
-        return "what the TUI read at its start has changed since"
+    now = request.get("fingerprint")
+    if now != recorded:
+        # Named (the run's --trace shows it): a date that turned at midnight is no bug.
+        names = fingerprint.changed(recorded, now if isinstance(now, dict) else {})
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        return f"what the TUI read at its start has changed since: {', '.join(names[:3])}{more}"
     prompt, via = request.get("prompt"), request.get("via")
     ok = (
         isinstance(prompt, str)

@@ -240,7 +240,7 @@ def proven_by_change(claimed: List[str], sandbox: Sandbox, environ: Dict[str, st
     user_state = os.path.join(user_state, ".claude.json")
     roots = set(fingerprint.trees(str(project), environ, []))
 
-    def key() -> str:
+    def key() -> Dict[str, str]:
         return fingerprint.take(str(project), environ, lambda: "d")  # the product's git
 
     before = key()
@@ -277,7 +277,9 @@ def proven_by_change(claimed: List[str], sandbox: Sandbox, environ: Dict[str, st
     return unseen
 
 
-def _change_missed(path: str, key: Callable[[], str], user_state: str, root: bool) -> str:
+def _change_missed(
+    path: str, key: Callable[[], Dict[str, str]], user_state: str, root: bool
+) -> str:
     """Empty when a change of `path` changes the key; else the change it missed.
     Everything is put back as it was (content, times; what was made, removed)."""
     undo: List[Callable[[], object]] = []

@@ -24,7 +24,7 @@ def tree(tmp_path: Path) -> Tuple[Path, Path, Dict[str, str]]:
     return home, project, environ
 
 
-def take(project: Path, environ: Dict[str, str], today: str = "2026-11-25") -> str:
+def take(project: Path, environ: Dict[str, str], today: str = "2026-11-25") -> Dict[str, str]:
     return fingerprint.take(str(project), environ, today=lambda: today)
 
 
@@ -81,6 +81,21 @@ def test_an_edit_of_the_same_size_shows(tree: Tuple[Path, Path, Dict[str, str]])
 def test_the_date_shows(tree: Tuple[Path, Path, Dict[str, str]]) -> None:
     _home, project, environ = tree
     assert take(project, environ, "2026-11-25") != take(project, environ, "2026-11-26")
+
+
+def test_what_changed_is_named(tree: Tuple[Path, Path, Dict[str, str]]) -> None:
+    """A keeper that declines says what changed: a run at midnight is cold because the
+    date turned (the system prompt says the day), not because something went wrong."""
+    home, project, environ = tree
+    before = take(project, environ, "2026-11-27")
+    assert fingerprint.changed(before, take(project, environ, "2026-11-28")) == ["date"]
+    (project / "CLAUDE.md").write_text("Be terse.\n")
+    _write(home / ".claude" / "settings.json", "{}")
+    assert fingerprint.changed(before, take(project, environ, "2026-11-27")) == [
+        str(project / "CLAUDE.md"),
+        str(home / ".claude" / "settings.json"),
+    ]
+    assert fingerprint.changed(before, {}) == list(before)  # a run that sent none
 
 
 def test_config_dir_is_claude_config_dir(tree: Tuple[Path, Path, Dict[str, str]]) -> None:

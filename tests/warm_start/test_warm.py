@@ -96,7 +96,8 @@ def test_a_changed_claude_md_gives_a_cold_run(warm_sandbox: Sandbox) -> None:
     proc = run_warm(warm_sandbox, ["What is 2+2?"])
     assert_exit(proc, 0)
     assert not was_warm(proc)
-    assert b"declined (what the TUI read at its start has changed since)" in proc.stderr
+    said = f"declined (what the TUI read at its start has changed since: {warm_sandbox.project}"
+    assert f"{said}/CLAUDE.md)".encode() in proc.stderr, proc.stderr.decode()[-2000:]
     assert proc.stdout == b"The answer is 4.\n"
 
 
