@@ -23,10 +23,7 @@ import time
 from typing import TYPE_CHECKING, Optional, TypeVar, Union, cast
 
 from claude_print import contract
-from claude_print.errors import (
-    EXIT_OK,
-    ClaudePrintError,
-)
+from claude_print.errors import EXIT_OK, ClaudePrintError
 from claude_print.hooks import hook_events, leftovers
 from claude_print.hooks.hook_events import HookWatch
 from claude_print.options import Options
