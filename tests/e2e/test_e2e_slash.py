@@ -237,9 +237,9 @@ def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
             path.write_bytes(stdin)
             words += ["--input-file", str(path)]
             stdin = b""
-        elif way == "stream-json":
+        elif way == "stream-json":  # the first message, then one after an answered one
             words = [*words[:-1], "stream-json", "--verbose", "--input-format", "stream-json"]
-            lines = [user_message("What is 2+2?"), user_message(prompt)]
+            lines = [user_message(prompt), user_message("What is 2+2?"), user_message(prompt)]
             stdin = b"".join(line.encode() + b"\n" for line in lines)
         run = functools.partial(run_claude_print, box, words, stdin=stdin)
         proc, changed = changes(box, run)
@@ -248,8 +248,10 @@ def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
             assert_exit(proc, 1)  # the last message's result is an error
             out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
             results = [e for e in out if e.get("type") == "result"]
-            assert [r["is_error"] for r in results] == [False, True], repr(prompt)
-            assert "claude-print does not send it to the TUI" in results[-1]["errors"][0]
+            assert [r["is_error"] for r in results] == [True, False, True], repr(prompt)
+            assert results[1]["result"] == "The answer is 4."  # the session went on
+            for refused in (results[0], results[2]):
+                assert "claude-print does not send it to the TUI" in refused["errors"][0]
         else:
             assert_exit(proc, 2)
             assert "claude-print does not send it to the TUI" in proc.stderr.decode()
