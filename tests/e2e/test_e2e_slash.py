@@ -23,6 +23,7 @@ from checks import assert_exit
 from fake_api import FakeApiServer, seed_home
 from harness import Sandbox, run_claude_p, run_claude_print
 from slash_space import side_effects, snapshot
+from warm_helpers import stop_keepers, warm_env, warm_up_until_ready, was_warm
 
 pytestmark = [pytest.mark.e2e]
 
@@ -223,7 +224,8 @@ SEEDS_ELSEWHERE = ["/logout:", "/logout\ufe0f", "\u200b/logout", "/plugin:logout
 
 @pytest.mark.matrix
 @pytest.mark.parametrize(
-    "way", [pytest.param("stdin", marks=pytest.mark.between), "input-file", "stream-json"]
+    "way",
+    [pytest.param("stdin", marks=pytest.mark.between), "paste", "input-file", "stream-json"],
 )
 def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
     tmp_path: Path, fake_api: FakeApiServer, real_claude: str, way: str
@@ -232,7 +234,9 @@ def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
     for index, prompt in enumerate(SEEDS_ELSEWHERE):
         words = ["--claude-binary", real_claude, "--output-format", "json"]
         stdin = prompt.encode("utf-8", "surrogatepass")
-        if way == "input-file":
+        if way == "paste":  # stdin goes in by the editor unless told
+            words += ["--prompt-via", "paste"]
+        elif way == "input-file":
             path = box.tmp / f"prompt-{index}.txt"
             path.write_bytes(stdin)
             words += ["--input-file", str(path)]
@@ -256,6 +260,34 @@ def test_a_prompt_the_tui_may_read_as_a_command_is_refused_every_way_in(
             assert_exit(proc, 2)
             assert "claude-print does not send it to the TUI" in proc.stderr.decode()
     assert box.transcripts() == [] or way == "stream-json"
+
+
+@pytest.mark.matrix
+def test_a_warm_run_refuses_it_and_leaves_the_waiting_tui_unused(
+    tmp_path: Path, fake_api: FakeApiServer, real_claude: str
+) -> None:
+    """`--warm` with a TUI waiting at its box: each seed is refused before the run asks
+    for it (exit 2, the login kept), and the next run still finds it unused."""
+    box = prepare(tmp_path / "a", fake_api)
+    env = warm_env(box)
+    credentials = (box.home / ".claude" / ".credentials.json").read_bytes()
+    flags = ["--output-format", "json"]
+    warm = functools.partial(run_claude_print, box, binary=real_claude, env=env)
+    try:
+        warm_up_until_ready(box, real_claude, env, flags, box.project)
+        for prompt in SEEDS_ELSEWHERE:
+            stdin = prompt.encode("utf-8", "surrogatepass")
+            proc = warm(["--warm", "--trace", *flags], stdin=stdin)
+            assert_exit(proc, 2)
+            assert "claude-print does not send it to the TUI" in proc.stderr.decode()
+            assert b"has the request" not in proc.stderr, repr(prompt)
+        assert (box.home / ".claude" / ".credentials.json").read_bytes() == credentials
+        after = warm(["--warm", "--trace", *flags, "What is 2+2?"])
+        assert_exit(after, 0)
+        assert was_warm(after), after.stderr.decode()[-2000:]
+        assert json.loads(after.stdout)["result"] == "The answer is 4."
+    finally:
+        stop_keepers(box)
 
 
 def user_message(text: str) -> str:
