@@ -100,17 +100,13 @@ class StartupScreens:
         # left the caret where it was was lost; an Enter that left the dialog up, too.
         last = self.answered.get(state.kind)
         enter = key == contract.KEY_ENTER
-        unmoved = last is not None and last[1] == state.selected
-        if (
-            last is not None
-            and unmoved
-            and now - last[0] < (REANSWER_AFTER if enter else ARROW_RETRY)
-        ):
-            return None
+        if last is not None and last[1] == state.selected:  # no reaction to the last key
+            if now - last[0] < (REANSWER_AFTER if enter else ARROW_RETRY):
+                return None
+            if not enter and last[2] != contract.KEY_ENTER:
+                self.repressed.add(state.kind)  # this arrow may land twice
         if enter and state.kind in self.repressed and now - quiet_since < HOLD_AFTER_REPRESS:
             return None  # the other arrow may still be on its way
-        if not enter and unmoved and last is not None and last[2] != contract.KEY_ENTER:
-            self.repressed.add(state.kind)
         choice = state.choices[state.selected or 0]
         action = "Enter" if enter else f"moving to {label!r}"
         self.trace(f"{state.kind} screen: caret on {choice!r}; {action}")

@@ -191,8 +191,8 @@ def classify(lines: List[str]) -> ScreenState:
         # A dialog's top rows can stay above the input box once it has gone (2.1.332
         # under load erased only the rows below "Security guide"): the box drawn under
         # a dialog's text says the dialog is over.
-        caret_row = _input_box(lines)
-        below = caret_row[0] if caret_row else len(lines)
+        box = _input_box(lines)
+        below = box[0] if box else len(lines)
         found = [kind for kind in found if _marker_row(lines, kind) > below]
     if found:
         specific = [kind for kind in found if kind not in _BANNER_KINDS]
