@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+import slash_fuzz
 from harness import MOCK_CLAUDE, ROOT, Sandbox, run_claude_print
 
 from claude_print.turns import slash, slash_commands
@@ -137,7 +138,8 @@ def test_a_prompt_the_tui_may_read_as_a_command_is_refused(prompt: str) -> None:
 
 # Issue 41, measured on the real TUI with a seeded login: each of these signed the user
 # out (or ran the built-in) where `claude -p` sent it to the model as text. They are the
-# seed corpus of the fuzzing below and of test_e2e_never_a_command.py.
+# seed corpus (tests/data/slash_fuzz/corpus.json) of the fuzzing below and of
+# tests/e2e/test_e2e_slash_fuzz.py.
 SEEDS = [
     "/logout:",
     "/logout\ufe0f",
@@ -162,38 +164,6 @@ def test_the_prompts_that_logged_users_out_are_refused(prompt: str) -> None:
         assert decision.kind == slash.REFUSE, (version, repr(prompt), decision)
 
 
-# Every Unicode general category (a sample of each), every default-ignorable range's
-# ends, and the characters a name is built from or split on.
-CATEGORY_SAMPLES = {
-    "Lu": "A\u00c9", "Ll": "a\u00e9", "Lt": "\u01c5", "Lm": "\u02b0", "Lo": "\u05d0\u3164",
-    "Mn": "\u0301\u034f\ufe0f", "Mc": "\u0903", "Me": "\u20dd", "Nd": "0\u0660",
-    "Nl": "\u2160", "No": "\u00b2", "Pc": "_\u203f", "Pd": "-\u2010", "Ps": "(", "Pe": ")",
-    "Pi": "\u00ab", "Pf": "\u00bb", "Po": ".:!\u00b7", "Sm": "+\u2212", "Sc": "$",
-    "Sk": "^\u02c2", "So": "\u00a9\U0001f980", "Zs": " \u00a0\u3000", "Zl": "\u2028",
-    "Zp": "\u2029", "Cc": "\x00\x07\x1b\x7f\x85", "Cf": "\u200b\u200d\u2060\ufeff",
-    "Co": "\ue000", "Cn": "\u0378", "Cs": "\ud800",
-}  # fmt: skip
-IGNORABLE_ENDS = "".join(chr(c) for pair in slash._IGNORABLE for c in pair)
-NAME_PARTS = ":/.\t\n"
-
-
-def fuzz_prompts(name: str) -> List[str]:
-    """`/name` with every sample character before the slash, before, inside and after
-    the name, and the name in other cases."""
-    chars = "".join(CATEGORY_SAMPLES.values()) + IGNORABLE_ENDS + NAME_PARTS
-    out = [f"/{name.upper()}", f"/{name.capitalize()}", f" /{name}"]
-    middle = len(name) // 2
-    for ch in chars:
-        out += [
-            f"{ch}/{name}",
-            f"/{ch}{name}",
-            f"/{name[:middle]}{ch}{name[middle:]}",
-            f"/{name}{ch}",
-            f"/{name}{ch} now",
-        ]
-    return out
-
-
 @pytest.mark.parametrize("version", slash_commands.CAPTURED)
 def test_no_generated_prompt_reaches_the_tui_as_a_built_in(version: str) -> None:
     """Every built-in name of the release x the space above: each goes to the TUI only
@@ -203,7 +173,8 @@ def test_no_generated_prompt_reaches_the_tui_as_a_built_in(version: str) -> None
     -p's answer or is refused."""
     known = slash_commands.release(version)
     for name in sorted(known.names):
-        for prompt in fuzz_prompts(name):
+        for case in slash_fuzz.cases_of(name):
+            prompt = case.prompt
             decision = slash.decide(prompt, version, "/", EMPTY_HOME)
             if decision.kind != slash.TUI:
                 continue

@@ -1,0 +1,77 @@
+"""Never a command, fuzzed against the real TUI (issue 41).
+
+The space (tests/support/slash_fuzz.py): every built-in name of the release x a sample of
+every Unicode category, both ends of every default-ignorable range, `:`, `/`, `.` and
+whitespace kinds, before the slash, before, inside and after the name, and the name's
+case; plus the seed corpus (tests/data/slash_fuzz/corpus.json). CI takes one prompt of
+each class of the space (its name chosen by the class) and the whole corpus, in one
+stream-json session per way the TUI reads text (the editor's load, a paste), with a
+stored login; `scripts/fuzz-slash` runs the whole space.
+
+Each prompt is sent as a user message, the first and every later one. Each one's outcome
+must be a clean refusal (an error result, nothing typed) or `claude -p`'s own: the
+model got what `claude -p` sends (written-out normalisation, tests/support/prompt_forms),
+with its answer as the result. And nothing under HOME or the work dir changed but the
+session bookkeeping: a built-in that ran (a logout, a settings write, an export) would
+show there, a panel would take the next prompt's keys and its answer would differ.
+
+Which prompts are refused is read off claude-print's own output, not predicted: `claude
+-p` then gets the others, each once the last one's answer is out (it folds messages that
+arrive during a turn into one turn). The corpus says, as measured, which must
+reach the model rather than be refused, so a rule that refused everything fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+import slash_fuzz
+from checks import assert_exit
+from fake_api import FakeApiServer
+from harness import claude_release
+
+pytestmark = [pytest.mark.e2e]
+
+
+def session_prompts(release: str) -> List[str]:
+    """The corpus, then one prompt of each class; the first message is one the model
+    must get (the refused first message is test_e2e_slash's)."""
+    corpus = [entry["prompt"] for entry in slash_fuzz.corpus()]
+    names = slash_fuzz.built_in_names(release)
+    sample = [case.prompt for case in slash_fuzz.one_per_class(names)]
+    prompts = list(dict.fromkeys(corpus + sample))
+    first = next(e["prompt"] for e in slash_fuzz.corpus() if e.get("expect") == "model")
+    prompts.remove(first)
+    return [first, *prompts]
+
+
+@pytest.mark.parametrize(
+    "delivery",
+    [
+        pytest.param("editor", marks=[pytest.mark.matrix, pytest.mark.between]),
+        "paste",  # the newest only in CI (a paste is read as the editor's load is)
+    ],
+)
+def test_no_prompt_of_the_space_runs_a_built_in(
+    tmp_path: Path,
+    fake_api: FakeApiServer,
+    oracle_api: FakeApiServer,
+    real_claude: str,
+    delivery: str,
+) -> None:
+    release = claude_release(real_claude)
+    prompts = session_prompts(release)
+    session = slash_fuzz.run_session(
+        tmp_path, real_claude, release, prompts, delivery, apis=(fake_api, oracle_api)
+    )
+    assert_exit(session.ours, 0)
+    assert session.changes == []
+    must_reach = {
+        e["prompt"]
+        for e in slash_fuzz.corpus()
+        if e.get("expect") == "model" and delivery not in e.get("refused_by", [])
+    }
+    assert not session.refused & must_reach, sorted(map(repr, session.refused & must_reach))
+    assert session.problems == []
