@@ -174,6 +174,35 @@ PASTE_TAB_REPLACEMENT = "    "
 # so is "!" in the positional argument.
 SHELL_MODE_PREFIX = "!"
 
+# --- API errors -----------------------------------------------------------
+
+# The TUI words a few API errors for a person at its keyboard, `claude -p` for a script;
+# the transcript holds only the TUI's words. Measured with the fake API's `[[error:N]]`
+# for 400 to 529 on 2.1.197, 2.1.270 and 2.1.332 (retries off): only 401/403, 404 and 413
+# are worded apart, the rest alike. (the TUI's text, claude -p's) as a full-match regex and
+# its replacement.
+PRINT_ERROR_WORDING: Tuple[Tuple[str, str], ...] = (
+    (r"Please run /login \u00b7 (API Error: .*)", r"Failed to authenticate. \1"),
+    (
+        r"(There's an issue with the selected model .*) Run /model to pick a different model\.",
+        r"\1 Run --model to pick a different model.",  # 404
+    ),
+    (
+        r"(Request too large \(max \w+\)\.) Double press esc to go back and try with a "
+        r"smaller file\.",
+        r"\1 Try with a smaller file.",  # 2.1.197
+    ),
+    (
+        r"(Request too large \(max \w+\)\. .*) Run /compact, or double press esc to go "
+        r"back and remove attachments\.",
+        r"\1 Remove older images or compact the conversation.",  # 2.1.270 on
+    ),
+)
+# `claude -p` ends a turn whose request was too large (HTTP 413) with this
+# terminal_reason, on every measured release; the TUI records none.
+TOO_LARGE_STATUS = 413
+TOO_LARGE_TERMINAL_REASON = "image_error"
+
 # --- screens -------------------------------------------------------------
 
 CARET = "\u276f"  # marks the highlighted choice and the input box

@@ -28,6 +28,7 @@ import re
 import uuid
 from typing import Any, Dict, List, Optional
 
+from claude_print import contract
 from claude_print.jsjson import js_number as js_number
 from claude_print.jsjson import to_js_json as to_js_json
 from claude_print.records import pricing
@@ -121,6 +122,8 @@ def result_object(
         obj["api_error_type"] = api_error_type(summary.api_error_status)
         if summary.api_error:
             obj["api_error"] = summary.api_error
+        if summary.api_error_status == contract.TOO_LARGE_STATUS:
+            obj["terminal_reason"] = contract.TOO_LARGE_TERMINAL_REASON
     else:  # claude -p leaves the timings out of API-error results
         origin = summary.prompt_at_ms
         if started_at is not None:

@@ -31,6 +31,7 @@ from claude_print.records.transcript import (
     Record,
     is_human_prompt,
     is_notification_prompt,
+    print_error_text,
     record_blocks,
 )
 from claude_print.tui.images import is_source_note
@@ -331,7 +332,9 @@ class StreamConverter:
             if not _worth_emitting(block):
                 continue
             if record.get("isApiErrorMessage"):
-                out = dict(message)  # emitted whole by claude -p
+                out = dict(message)  # emitted whole by claude -p, in its own words
+                if block.get("type") == "text":
+                    block = {**block, "text": print_error_text(str(block.get("text", "")))}
                 out["content"] = [block]
             else:
                 out = {k: v for k, v in message.items() if k != "stop_details"}

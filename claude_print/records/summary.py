@@ -18,6 +18,7 @@ from claude_print.records.transcript import (
     Record,
     is_notification_prompt,
     is_turn_prompt,
+    print_error_text,
     record_blocks,
     record_content,
     timestamp_ms,
@@ -256,6 +257,8 @@ def summarise(records: List[Record]) -> TurnSummary:
     if last_message is not None and last_message.get("type") == "assistant":
         summary.result_text = _last_text(last_message)
         summary.is_api_error = bool(last_message.get("isApiErrorMessage"))
+        if summary.is_api_error:
+            summary.result_text = print_error_text(summary.result_text)
         status = last_message.get("apiErrorStatus")
         summary.api_error_status = status if isinstance(status, int) else None
         detail = last_message.get("apiError")

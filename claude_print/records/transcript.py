@@ -27,6 +27,8 @@ import os
 import re
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from claude_print import contract
+
 Record = Dict[str, Any]
 
 SLUG_MAX = 200  # longer slugs are cut and get a hash suffix
@@ -212,6 +214,15 @@ def timestamp_ms(value: Any) -> Optional[int]:
         digits = zone[1:].replace(":", "")
         seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
     return seconds * 1000 + int(fraction)
+
+
+def print_error_text(text: str) -> str:
+    """An API error's text as `claude -p` words it (contract.PRINT_ERROR_WORDING): the
+    TUI writes the interactive wording of a few."""
+    for pattern, replacement in contract.PRINT_ERROR_WORDING:
+        if re.fullmatch(pattern, text, re.DOTALL):
+            return re.sub(pattern, replacement, text, flags=re.DOTALL)
+    return text
 
 
 def record_content(record: Record) -> Any:

@@ -112,6 +112,29 @@ def test_api_error_result_leaves_timings_out() -> None:
     assert output.render_json(ours).count('"total_cost_usd":0,') == 1
 
 
+@pytest.mark.parametrize(
+    "status, reason",
+    [(400, "completed"), (412, "completed"), (413, "image_error"), (414, "completed")],
+)
+def test_a_request_too_large_ends_with_claude_p_s_terminal_reason(status: int, reason: str) -> None:
+    """claude -p says "image_error" for a 413 (measured on 2.1.197, 2.1.270, 2.1.332); the
+    TUI records no reason. Other statuses keep the release's own (2.1.197: "completed")."""
+    summary = summary_of("tui_error400.transcript.jsonl")
+    summary.api_error_status = status
+    ours = output.conform(
+        output.result_object(
+            summary,
+            session_id="s",
+            duration_ms=1,
+            duration_api_ms=1,
+            permission_denials=[],
+            claude_version="2.1.197",
+        ),
+        "2.1.197",
+    )
+    assert ours["terminal_reason"] == reason
+
+
 def test_timings_from_start_time() -> None:
     summary = summary_of("tui_plain.transcript.jsonl")
     assert summary.prompt_at_ms is not None and summary.first_answer_at_ms is not None

@@ -416,3 +416,43 @@ def test_records_read_from_a_transcript_a_hook_moved_away_from_are_dropped(
     feed.before = lambda: None
     feed.poll()
     assert seen == [2]
+
+
+# The TUI's wording of an API error and claude -p's, as each release printed them for the
+# fake API's `[[error:N]]` (measured on 2.1.197, 2.1.270 and 2.1.332; written out).
+WORDINGS = [
+    (
+        "Please run /login \u00b7 API Error: 401 fake 401 failure",
+        "Failed to authenticate. API Error: 401 fake 401 failure",
+    ),
+    (
+        "Please run /login \u00b7 API Error: 403 fake 403 failure",
+        "Failed to authenticate. API Error: 403 fake 403 failure",
+    ),
+    (
+        "There's an issue with the selected model (claude-opus-5-5). It may not exist or you "
+        "may not have access to it. Run /model to pick a different model.",
+        "There's an issue with the selected model (claude-opus-5-5). It may not exist or you "
+        "may not have access to it. Run --model to pick a different model.",
+    ),
+    (
+        "Request too large (max 32MB). Double press esc to go back and try with a smaller file.",
+        "Request too large (max 32MB). Try with a smaller file.",
+    ),
+    (
+        "Request too large (max 32MB). Accumulated images and attachments in the conversation "
+        "pushed the request over the limit. Run /compact, or double press esc to go back and "
+        "remove attachments.",
+        "Request too large (max 32MB). Accumulated images and attachments in the conversation "
+        "pushed the request over the limit. Remove older images or compact the conversation.",
+    ),
+    # Worded alike: left as they are.
+    ("API Error: 400 fake 400 failure", "API Error: 400 fake 400 failure"),
+    ("API Error: Request rejected (429) \u00b7 fake 429 failure",) * 2,
+    ("Login expired \u00b7 Please run /login",) * 2,
+]
+
+
+@pytest.mark.parametrize("tui, claude_p", WORDINGS)
+def test_an_api_error_is_worded_as_claude_p_words_it(tui: str, claude_p: str) -> None:
+    assert tr.print_error_text(tui) == claude_p
