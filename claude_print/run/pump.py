@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import select
 import time
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, TypeVar, Union
 
 from claude_print.errors import EXIT_TIMEOUT, ClaudePrintError
 from claude_print.hooks.relay import HookEvent, Relay
@@ -26,17 +26,32 @@ from claude_print.turns.turn_state import DONE
 from claude_print.turns.turn_watch import TRANSCRIPT_POLL
 
 if TYPE_CHECKING:
-    from claude_print.run.routes import Routes
+    from claude_print.hooks.hook_events import HookRun
     from claude_print.run.run_state import RunState
 
 T = TypeVar("T")
 TEARDOWN_GRACE = 2.0
 
 
+class Reader(Protocol):
+    """Where what the pump reads goes (routes.Routes, which knows the pump: the pump
+    knows it only by this face)."""
+
+    def on_output(self, data: bytes, now: float) -> None: ...
+
+    def on_stdin(self, now: float) -> None: ...
+
+    def on_hook(self, event: HookEvent, now: float) -> None: ...
+
+    def on_hook_run(self, run: HookRun, now: float) -> None: ...
+
+    def screen_error(self, what: str, lines: List[str]) -> ClaudePrintError: ...
+
+
 class Pump:
     """The event loop and what it reads from and writes to (runner.Session sets it up)."""
 
-    routes: Routes  # where what it reads goes (set by runner.Session, which makes both)
+    routes: Reader  # where what it reads goes (set by runner.Session, which makes both)
 
     def __init__(self, state: RunState, deadline: float, keys: Keyboard) -> None:
         self.state = state  # the run's state it reads: what wakes it, what asks

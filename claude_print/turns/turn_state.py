@@ -15,12 +15,9 @@ but the budget's verdict wins, as `claude -p` reports the budget.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, NamedTuple, Tuple, Type, Union
+from typing import Dict, NamedTuple, Optional, Protocol, Tuple, Type, Union
 
 from claude_print.hooks.relay import HookEvent
-
-if TYPE_CHECKING:
-    from claude_print.turns.turn import Turn
 
 # After Stop, how long to wait for the turn's last records: Stop fires before the TUI's
 # write queue has flushed the turn, and from there the pump goes on (reading the PTY, so
@@ -114,7 +111,19 @@ TRANSITIONS: Dict[Tuple[State, Type[Event]], State] = {
 }
 
 
-def advance(turn: Turn, event: Event) -> State:
+class Moving(Protocol):
+    """What `advance` reads and writes of a turn (turn.Turn): its state and the facts of
+    the events that move it."""
+
+    state: State
+    submitted_at: Optional[float]
+    interrupt_at: Optional[float]
+    stop_event: Optional[HookEvent]
+    stop_at: float
+    settle_until: float
+
+
+def advance(turn: Moving, event: Event) -> State:
     """Move `turn` by `event` (the table) and record the event's facts on it."""
     if isinstance(event, Submitted):
         turn.submitted_at = event.at
