@@ -14,6 +14,7 @@ from claude_print.hooks.hook_events import HookWatch
 from claude_print.ids import random_uuid
 from claude_print.printing.emit import Emitter
 from claude_print.printing.task_events import TASK_EVENTS
+from claude_print.turns.turn_state import DONE
 
 if TYPE_CHECKING:
     from claude_print.printing.stream import StreamConverter
@@ -52,6 +53,11 @@ class StreamOut:
         # one: its write can land after the answer's (seen on 2.1.332 under load), and an
         # init line sent then would list no tools. They go once the shape is read.
         self.held: List[Dict[str, Any]] = []
+        # Messages of the TUI's own next turn (a background task's notification) read
+        # while the last turn is over and before it is handed over: they go after that
+        # turn's init line, as claude -p prints them (2.1.197 and 2.1.270: read together
+        # with the notification's prompt, they came before it).
+        self.early: List[Dict[str, Any]] = []
 
     def open(self, session_id: str, reports: bool, reported: Optional[Any], own_dir: str) -> None:
         """Convert this session's records; with `reports`, runs of the user's settings
@@ -120,6 +126,8 @@ class StreamOut:
     def flush(self) -> None:
         """The turn is over: what the converter holds, the init line if none went yet,
         the user's hook runs still held."""
+        if self.early:
+            self._emit([])
         if self.converter is not None and self.subagents is not None:
             self._emit(self.subagents.around(self.converter.flush()) + self.subagents.flush())
         if self.held:  # no shape came (an error before the request): as read
@@ -160,9 +168,15 @@ class StreamOut:
         )
 
     def _emit(self, events: List[Dict[str, Any]], hold: bool = True) -> None:
+        over = self.turn().state is DONE
+        if self.early and not over:
+            events, self.early = self.early + events, []
         if self.held and not (hold and self._awaits_shape()):
             events, self.held = self.held + events, []
         for event in events:
+            if over and event.get("type") in ("assistant", "user"):
+                self.early.append(event)  # the next turn's, before it is ours
+                continue
             if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, *TASK_EVENTS):
                 self.emitter.event(event)  # claude -p reports these before system/init
                 continue

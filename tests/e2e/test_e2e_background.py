@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from checks import assert_exit
 from fake_api import FakeApiServer
 from harness import Pair, Sandbox, run_claude_print, run_pair
+from held_session import HeldSession
+from held_session import results as held_results
 
 pytestmark = pytest.mark.e2e
 
@@ -199,3 +202,58 @@ def running_in(*dirs: Path) -> List[str]:
             if cwd in wanted:
                 found.append(f"{pid}: {cmdline!r}")
     return found
+
+
+# claude -p's events claude-print does not print (docs/compatibility.md, "Background work").
+NOT_PRINTED = {"task_updated", "task_progress", "background_tasks_changed"}
+
+
+def shape(events: List[Dict[str, Any]]) -> List[Tuple[str, ...]]:
+    """The session's events by kind, in order: what an SDK client sees, ids aside."""
+    out: List[Tuple[str, ...]] = []
+    for event in events:
+        kind, subtype = str(event.get("type")), str(event.get("subtype", ""))
+        if kind == "system" and subtype in NOT_PRINTED:
+            continue
+        if kind == "result":
+            out.append((kind, subtype, str(event.get("num_turns")), str(event.get("result"))))
+        elif kind == "assistant":
+            blocks = event["message"]["content"]
+            out.append((kind, *(str(b.get("type")) for b in blocks)))
+        else:
+            out.append((kind, subtype))
+    return out
+
+
+@pytest.mark.matrix
+@pytest.mark.between
+def test_a_notification_between_the_caller_s_turns_is_answered_as_in_claude_p(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer
+) -> None:
+    """stream-json input, stdin held open as an SDK client holds it: the first message's
+    model leaves a command running and answers; the command ends while the caller waits;
+    then the caller's next message. Both sides answer the notification in a turn of its
+    own between the two (init, answer, result), then the caller's message."""
+    twin = sandbox.twin()
+    streamed = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+    flags = [*streamed, "--dangerously-skip-permissions"]
+    ours = [sys.executable, "-m", "claude_print", "--claude-binary", real_claude, *flags]
+    theirs = [real_claude, "-p", *flags]
+    sides = []
+    for argv, box, api in ((ours, sandbox, fake_api), (theirs, twin, oracle_api)):
+        env = box.env(ANTHROPIC_BASE_URL=api.url, IS_SANDBOX="1")
+        with HeldSession(argv, box.project, env, timeout=180) as session:
+            session.send(background("sleep 2; echo done > bg.txt"))
+            session.until(answered("Tool turn done."), "the first result")
+            session.until(answered("Noted completed: "), "the notification's turn")
+            session.send("what is 2+2")
+            session.until(answered("The answer is 4."), "the second message's result")
+        assert session.code == 0, session.stderr[-3000:]
+        assert (box.project / "bg.txt").read_text() == "done\n"
+        sides.append(shape(session.events))
+    assert sides[0] == sides[1]
+
+
+def answered(start: str) -> Callable[[List[Dict[str, Any]]], bool]:
+    """Whether a result starting with `start` is among the events."""
+    return lambda events: any(str(r.get("result")).startswith(start) for r in held_results(events))

@@ -13,19 +13,19 @@ tests/e2e/test_e2e_slash_fuzz.py (a sample of every class through the real TUI, 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import os
 import re
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from fake_api import FakeApiServer, seed_home
 from harness import Sandbox
+from held_session import HeldSession
+from held_session import results as results_of
 from prompt_forms import model_forms
 from slash_space import side_effects, snapshot
 
@@ -166,40 +166,16 @@ def one_at_a_time(
     """A stream-json session that sends the next prompt only once the last one's result
     is out, as an SDK client does (`claude -p` folds messages that arrive while a turn
     runs into its next turn); (exit code, result messages, stderr)."""
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    found: List[Dict[str, Any]] = []
-    deadline = time.monotonic() + timeout
-    buffer = b""
-    try:
-        for prompt in prompts:
-            proc.stdin.write(session_input([prompt]))
-            proc.stdin.flush()
-            want = len(found) + 1
-            while len(found) < want:
-                left = deadline - time.monotonic()
-                ready = select.select([proc.stdout], [], [], max(0.0, left))[0]
-                chunk = os.read(proc.stdout.fileno(), 65536) if ready else b""
-                if not chunk:
-                    raise AssertionError(f"no result for {prompt!r} (ended or timed out)")
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                found += results(b"\n".join(lines))
-        proc.stdin.close()
-        proc.stdin = None
-        _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, found, err.decode("utf-8", "replace")
+    with HeldSession(argv, cwd, env, timeout) as session:
+        for count, prompt in enumerate(prompts, 1):
+            session.send(prompt)
+            session.until(functools.partial(has_results, count), f"result {count}")
+    assert session.code is not None
+    return session.code, results_of(session.events), session.stderr
+
+
+def has_results(count: int, events: List[Dict[str, Any]]) -> bool:
+    return len(results_of(events)) >= count
 
 
 def built_in_names(release: str) -> List[str]:

@@ -11,6 +11,7 @@ the release's own `claude -p` names it: tests/data/cc-*/p_plain.stream.jsonl), a
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import pytest
@@ -22,6 +23,7 @@ from claude_print.printing.emit import Emitter, Finish
 from claude_print.turns.stream_out import StreamOut
 from claude_print.turns.transcript_feed import TranscriptFeed
 from claude_print.turns.turn import Turn
+from claude_print.turns.turn_state import DONE, RUNNING
 
 DATA = TESTS / "data"
 DENIED = "Permission to use this tool was not granted (claude-print runs non-interactively)."
@@ -274,3 +276,38 @@ def test_a_turn_with_no_shape_record_still_sends_what_it_read() -> None:
     assert emitter.events == []
     out.flush()
     assert kinds(emitter.events) == ["system/init", "assistant/text"]
+
+
+@pytest.mark.parametrize("release", ["2.1.197", "2.1.270"])
+def test_a_turn_read_before_it_is_handed_over_goes_after_its_init(release: str) -> None:
+    """The TUI's own next turn (a background task's notification) can be read together
+    with its prompt while the last turn is over (DONE) and before the runner hands it
+    over: its answer goes out after that turn's init line, as claude -p prints it
+    (measured on 2.1.197 and 2.1.270: init, answer, result)."""
+    records = transcript(release, "plain")
+    out, emitter, feed, turn = rig(release, records)
+    out.init_at_submission()
+    for record in records:
+        feed.records.append(record)
+        out.feed(record)
+    out.flush()
+    first = len(emitter.events)
+    assert "assistant/text" in kinds(emitter.events)
+    turn.state = DONE  # its result is out; the next turn's records arrive
+    for record in renamed(records):
+        feed.records.append(record)
+        out.feed(record)
+    assert emitter.events[first:] == []  # nothing of it before it is ours
+    turn.state, turn.init_sent = RUNNING, False  # handed over (the same object, as a new turn)
+    out.init_at_submission()
+    out.flush()
+    assert kinds(emitter.events[first:])[:2] == ["system/init", "assistant/text"]
+
+
+def renamed(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The same records as another turn's: every uuid and message id made new."""
+    text = json.dumps(records)
+    for old in set(re.findall(r'"(?:uuid|parentUuid|promptId|id)": "([^"]+)"', text)):
+        text = text.replace(old, old + "-2")
+    renamed: List[Dict[str, Any]] = json.loads(text)
+    return renamed
