@@ -35,6 +35,7 @@ from harness import (
     claude_release,
     run_claude_p,
     run_claude_print,
+    run_pair,
 )
 
 pytestmark = pytest.mark.e2e
@@ -472,3 +473,30 @@ def test_an_interrupt_before_the_prompt_went_in_interrupts_its_turn(
     [path] = [p for p in sandbox.transcripts() if p.stem == results[0]["session_id"]]
     assert "[[sleep:30]] slow" in path.read_text(), stderr
     assert_clean(sandbox)
+
+
+@pytest.mark.matrix
+@pytest.mark.between
+def test_messages_written_together_are_answered_as_claude_p_answers_them(
+    real_claude: str, sandbox: Sandbox, fake_api: FakeApiServer, oracle_api: FakeApiServer
+) -> None:
+    """Four stream-json messages written at once: `claude -p` answers the first alone and
+    the three that came during its turn as one prompt, their texts joined by a line
+    break (measured on 2.1.197, 2.1.270 and 2.1.332); so does claude-print."""
+    lines = [
+        json.dumps({"type": "user", "message": {"role": "user", "content": f"message {n}"}})
+        for n in range(1, 5)
+    ]
+    args = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+    stdin = ("\n".join(lines) + "\n").encode()
+    pair = run_pair(sandbox, real_claude, fake_api, oracle_api, args, args, stdin=stdin)
+    assert_exit(pair.ours, pair.theirs.returncode)
+    joined = ["message 1", "message 2\nmessage 3\nmessage 4"]
+    assert [r["prompt"] for r in pair.their_requests] == joined
+    assert [r["prompt"] for r in pair.our_requests] == joined
+    assert results_of(pair.ours.stdout) == results_of(pair.theirs.stdout)
+
+
+def results_of(stdout: bytes) -> List[Tuple[int, str]]:
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return [(e["num_turns"], e["result"]) for e in events if e["type"] == "result"]

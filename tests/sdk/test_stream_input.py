@@ -560,3 +560,27 @@ def test_set_permission_mode_is_answered_at_once_and_kept_for_the_tui(
     assert "bypass mode allowed" in bypass["response"]["error"]
     assert "Shift+Tab cycle" in unknown["response"]["error"]
     assert (c.channel.pending_mode, c.channel.permission_mode) == ("acceptEdits", "acceptEdits")
+
+
+def test_messages_that_came_together_fold_into_one_prompt_where_joinable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`claude -p` answers the messages that came during a turn as one prompt, joined by
+    line breaks (measured); a message that may not join keeps its own turn, and so does
+    each after it (they stay in order)."""
+    c = Channel(capsys)
+    for text in ("two", "three", "four", "/cost", "five"):
+        c.send(user(text))
+    c.take_all()
+    first = c.channel.next_prompt(0.0)
+    assert first is not None
+
+    def plain(prompt: stream_input.Prompt) -> bool:
+        return prompt.text is not None and not prompt.text.startswith("/")
+
+    folded = c.channel.fold(first, plain)
+    assert folded.text == "two\nthree\nfour"
+    second = c.channel.next_prompt(0.0)
+    assert second is not None and c.channel.fold(second, plain).text == "/cost"
+    third = c.channel.next_prompt(0.0)
+    assert third is not None and c.channel.fold(third, plain).text == "five"

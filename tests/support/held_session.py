@@ -3,7 +3,7 @@ message, wait for the events it brings (a result, a notification's turn), send t
 
     with HeldSession(argv, cwd, env, timeout=120) as session:
         session.send("Run it [[tool:Bash:...]]")
-        session.until(lambda events: results(events) == 1)
+        session.until(lambda events: len(results(events)) == 1, "the first result")
         ...
     session.code, session.events, session.stderr
 """

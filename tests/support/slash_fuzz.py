@@ -134,26 +134,6 @@ def keep(prompts: Iterable[str], why: str) -> int:
     return len(new)
 
 
-def session_input(prompts: Iterable[str]) -> bytes:
-    """A stream-json session that sends each prompt as a user message, in order."""
-    lines = [
-        json.dumps({"type": "user", "message": {"role": "user", "content": prompt}})
-        for prompt in prompts
-    ]
-    return ("\n".join(lines) + "\n").encode()
-
-
-def results(stdout: bytes) -> List[Dict[str, Any]]:
-    """The result messages of a stream-json output, in order."""
-    found = []
-    for line in stdout.decode("utf-8", "replace").splitlines():
-        if line.strip():
-            message = json.loads(line)
-            if message.get("type") == "result":
-                found.append(message)
-    return found
-
-
 def ack(text: str) -> str:
     """The fake API's answer to a turn whose prompt is `text` (tests/support/fake_api)."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
@@ -249,17 +229,11 @@ def run_session(
         before = snapshot(box.home.parent)
         argv = [sys.executable, "-m", "claude_print", "--claude-binary", binary, *STREAMED]
         argv += ["--prompt-via", delivery, "--timeout", str(int(timeout - 60))]
-        ours = subprocess.run(
-            argv,
-            input=session_input(prompts),
-            capture_output=True,
-            cwd=box.project,
-            env=box.env(),
-            timeout=timeout,
-        )
+        # One at a time, as for claude -p: messages that come during a turn fold into one.
+        code, mine, err = one_at_a_time(argv, box.project, box.env(), prompts, timeout)
+        ours = subprocess.CompletedProcess(argv, code, b"", err.encode())
         changes = side_effects(before, snapshot(box.home.parent))
-        mine = results(ours.stdout)
-        if ours.returncode != 0 or len(mine) != len(prompts):
+        if code != 0 or len(mine) != len(prompts):
             return Session(ours, changes, set(), [("", "claude-print's session failed")])
         refused = {p for p, r in zip(prompts, mine) if is_refusal(r)}
         sent = [p for p in prompts if p not in refused]
