@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
+import slash_fuzz
 from checks import assert_exit
-from fake_api import FakeApiServer, seed_home
+from fake_api import FakeApiServer
 from harness import Sandbox, run_claude_p, run_claude_print
 from slash_space import side_effects, snapshot
 from warm_helpers import stop_keepers, warm_env, warm_up_until_ready, was_warm
@@ -29,15 +30,6 @@ pytestmark = [pytest.mark.e2e]
 
 UNAVAILABLE = re.compile(r"/[a-z][a-z0-9-]* isn't available in this environment\.")
 UNKNOWN = re.compile(r"Unknown command: /\S+")  # 2.1.197's claude -p, for a name it lacks
-CREDENTIALS = {
-    "claudeAiOauth": {
-        "accessToken": "sk-ant-oat01-e2e-slash",
-        "refreshToken": "sk-ant-ort01-e2e-slash",
-        "expiresAt": 4102444800000,
-        "scopes": ["user:inference"],
-        "subscriptionType": "max",
-    }
-}
 # Prompts that name no built-in command: through the TUI, and the same as claude -p.
 SAME = [
     "/etc/hosts what is it",
@@ -86,18 +78,11 @@ PROMPTS = [
 
 def prepare(root: Path, api: FakeApiServer) -> Sandbox:
     """A sandbox with a stored login (a /logout would delete it) and a custom command."""
-    home, project, tmp = root / "home", root / "project", root / "tmp"
-    for folder in (home, project, tmp):
-        folder.mkdir(parents=True)
-    seed_home(home)
-    (home / ".claude").mkdir()
-    credentials = home / ".claude" / ".credentials.json"
-    credentials.write_text(json.dumps(CREDENTIALS))
-    credentials.chmod(0o600)
-    commands = project / ".claude" / "commands"
+    sandbox = slash_fuzz.prepare(root, api)
+    commands = sandbox.project / ".claude" / "commands"
     commands.mkdir(parents=True)
     (commands / "hello.md").write_text("Say hello to $ARGUMENTS\n")
-    return Sandbox(home, project, tmp, api.url)
+    return sandbox
 
 
 def changes(sandbox: Sandbox, run: Any) -> Tuple[subprocess.CompletedProcess[bytes], List[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import pytest
 from harness import TESTS
@@ -34,9 +34,12 @@ def summary_of(name: str) -> sm.TurnSummary:
     return sm.summarise(tr.turn_records(records, sid))
 
 
-def build(name: str, **kwargs: Any) -> Dict[str, Any]:
-    """The result as claude-print prints it for 2.1.197 (conformed to that release)."""
+def build(name: str, status: Optional[int] = None, **kwargs: Any) -> Dict[str, Any]:
+    """The result as claude-print prints it for 2.1.197 (conformed to that release);
+    `status`: the API error's HTTP status instead of the transcript's."""
     summary = summary_of(name)
+    if status is not None:
+        summary.api_error_status = status
     raw = output.result_object(
         summary,
         session_id="11111111-2222-3333-4444-555555555555",
@@ -119,19 +122,7 @@ def test_api_error_result_leaves_timings_out() -> None:
 def test_a_request_too_large_ends_with_claude_p_s_terminal_reason(status: int, reason: str) -> None:
     """claude -p says "image_error" for a 413 (measured on 2.1.197, 2.1.270, 2.1.332); the
     TUI records no reason. Other statuses keep the release's own (2.1.197: "completed")."""
-    summary = summary_of("tui_error400.transcript.jsonl")
-    summary.api_error_status = status
-    ours = output.conform(
-        output.result_object(
-            summary,
-            session_id="s",
-            duration_ms=1,
-            duration_api_ms=1,
-            permission_denials=[],
-            claude_version="2.1.197",
-        ),
-        "2.1.197",
-    )
+    ours = build("tui_error400.transcript.jsonl", status=status)
     assert ours["terminal_reason"] == reason
 
 

@@ -34,8 +34,8 @@ CORPUS = ROOT / "tests" / "data" / "slash_fuzz" / "corpus.json"
 STREAMED = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
 CREDENTIALS = {
     "claudeAiOauth": {
-        "accessToken": "sk-ant-oat01-e2e-fuzz",
-        "refreshToken": "sk-ant-ort01-e2e-fuzz",
+        "accessToken": "sk-ant-oat01-e2e-slash",
+        "refreshToken": "sk-ant-ort01-e2e-slash",
         "expiresAt": 4102444800000,
         "scopes": ["user:inference"],
         "subscriptionType": "max",
