@@ -23,14 +23,17 @@ reach the model rather than be refused, so a rule that refused everything fails.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import List
+from typing import Any, Dict, List
 
 import pytest
 import slash_fuzz
 from checks import assert_exit
 from fake_api import FakeApiServer
-from harness import claude_release
+from harness import claude_release, run_claude_print
+from prompt_forms import model_forms
+from slash_space import side_effects, snapshot
 
 pytestmark = [pytest.mark.e2e]
 
@@ -77,3 +80,32 @@ def test_no_prompt_of_the_space_runs_a_built_in(
     }
     assert not session.refused & must_reach, sorted(map(repr, session.refused & must_reach))
     assert session.problems == []
+
+
+# The argument is a way in of its own: the TUI reads its positional prompt at start. Each
+# case is a TUI start, so CI takes two of the corpus on the newest, --full all of it.
+IN_CI = ("\uff0flogout", "/logout/")
+
+
+def entry_param(entry: Dict[str, str]) -> Any:
+    marks = [] if entry["prompt"] in IN_CI else [pytest.mark.newest_only]
+    return pytest.param(entry, id=repr(entry["prompt"]), marks=marks)
+
+
+@pytest.mark.parametrize("entry", [entry_param(e) for e in slash_fuzz.corpus()])
+def test_the_corpus_as_the_argument(
+    tmp_path: Path, fake_api: FakeApiServer, real_claude: str, entry: Dict[str, Any]
+) -> None:
+    """Refused before anything starts (exit 2), or the model gets it as claude -p sends
+    it; the login stays and nothing else changes."""
+    release = claude_release(real_claude)
+    sandbox = slash_fuzz.prepare(tmp_path, fake_api)
+    before = snapshot(sandbox.home.parent)
+    prompt = entry["prompt"]
+    done = run_claude_print(sandbox, ["--output-format", "json", "--", prompt], binary=real_claude)
+    assert side_effects(before, snapshot(sandbox.home.parent)) == []
+    if entry.get("expect") != "model" and done.returncode == 2:
+        return  # refused, nothing started
+    assert_exit(done, 0)
+    forms = [slash_fuzz.ack(form) for form in model_forms(prompt, release, "argv")]
+    assert json.loads(done.stdout)["result"] in forms
