@@ -4,9 +4,10 @@ The space (tests/support/slash_fuzz.py): every built-in name of the release x a 
 every Unicode category, both ends of every default-ignorable range, `:`, `/`, `.` and
 whitespace kinds, before the slash, before, inside and after the name, and the name's
 case; plus the seed corpus (tests/data/slash_fuzz/corpus.json). CI takes one prompt of
-each class of the space (its name chosen by the class) and the whole corpus, in one
-stream-json session per way the TUI reads text (the editor's load, a paste), with a
-stored login; `scripts/fuzz-slash` runs the whole space.
+each class of the space (its name chosen by the class) and the whole corpus on the
+newest, the corpus on the older releases, in one stream-json session per way the TUI
+reads text (the editor's load; `--full`: a paste too, and the classes everywhere), with
+a stored login; `scripts/fuzz-slash` runs the whole space.
 
 Each prompt is sent as a user message, the first and every later one. Each one's outcome
 must be a clean refusal (an error result, nothing typed) or `claude -p`'s own: the
@@ -38,26 +39,34 @@ from slash_space import side_effects, snapshot
 pytestmark = [pytest.mark.e2e]
 
 
-def session_prompts(release: str) -> List[str]:
-    """The corpus, then one prompt of each class; the first message is one the model
-    must get (the refused first message is test_e2e_slash's)."""
+def session_prompts(release: str, classes: bool) -> List[str]:
+    """The corpus, then (`classes`) one prompt of each class; the first message is one
+    the model must get (the refused first message is test_e2e_slash's)."""
     corpus = [entry["prompt"] for entry in slash_fuzz.corpus()]
-    names = slash_fuzz.built_in_names(release)
-    sample = [case.prompt for case in slash_fuzz.one_per_class(names)]
+    sample: List[str] = []
+    if classes:
+        names = slash_fuzz.built_in_names(release)
+        sample = [case.prompt for case in slash_fuzz.one_per_class(names)]
     prompts = list(dict.fromkeys(corpus + sample))
     first = next(e["prompt"] for e in slash_fuzz.corpus() if e.get("expect") == "model")
     prompts.remove(first)
     return [first, *prompts]
 
 
+# The class sample (about 430 messages, 70 turns on each side: a minute of CI) on the
+# newest; the corpus (32, 19 turns) on the older CI releases; --full: both ways, whole.
 @pytest.mark.parametrize(
-    "delivery",
+    "delivery, classes",
     [
-        pytest.param("editor", marks=[pytest.mark.matrix, pytest.mark.between]),
+        pytest.param("editor", True, marks=pytest.mark.slow),
+        pytest.param(
+            "editor", False, marks=[pytest.mark.matrix, pytest.mark.between, pytest.mark.slow]
+        ),
         # --full: a paste reaches the same reading (the seeds go in pasted on every CI
         # release: test_e2e_slash.py)
-        pytest.param("paste", marks=pytest.mark.newest_only),
+        pytest.param("paste", True, marks=pytest.mark.newest_only),
     ],
+    ids=["editor-classes", "editor-corpus", "paste-classes"],
 )
 def test_no_prompt_of_the_space_runs_a_built_in(
     tmp_path: Path,
@@ -65,9 +74,10 @@ def test_no_prompt_of_the_space_runs_a_built_in(
     oracle_api: FakeApiServer,
     real_claude: str,
     delivery: str,
+    classes: bool,
 ) -> None:
     release = claude_release(real_claude)
-    prompts = session_prompts(release)
+    prompts = session_prompts(release, classes)
     session = slash_fuzz.run_session(
         tmp_path, real_claude, release, prompts, delivery, apis=(fake_api, oracle_api)
     )
