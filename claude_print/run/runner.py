@@ -61,18 +61,6 @@ T = TypeVar("T")
 FIRST_MESSAGE_WAIT = 60.0
 
 
-def joinable(prompt: Prompt) -> bool:
-    """A message `claude -p` folds into the turn of those that came with it: plain text
-    that names no command (the messages that carry images, fail, or may be a command
-    keep a turn of their own: how `claude -p` folds those was not measured)."""
-    from claude_print.turns import slash
-
-    text = prompt.text
-    if text is None or prompt.error or prompt.images:
-        return False
-    return not slash.names_a_command(text)
-
-
 class Session:
     """One run of the TUI. `run()` returns the exit code; `close()` always cleans up.
 
@@ -140,6 +128,10 @@ class Session:
                 plan.wants_bypass,
                 plan.session_id or "",
             )
+            if not options.replay_user_messages:
+                from claude_print.turns.batching import joinable
+
+                state.channel.joinable = joinable
         state.asks = AskingHooks(self.routes.answer, trace, options.max_budget_usd, state.channel)
         screen_error = self.routes.screen_error
         startup = StartupScreens(plan.wants_bypass, screen_error, trace)
@@ -227,7 +219,6 @@ class Session:
             return self._run_turn(state.turn)
         assert state.channel is not None
         code = EXIT_OK
-        first = True
         while True:
             # (mypy joins the union to `object` through the generic pump)
             taken = cast("Union[Prompt, Turn]", self.pump.run(self._next_input))
@@ -237,13 +228,9 @@ class Session:
             prompt = taken
             if prompt.text is None:  # stdin ended: so does the session, once its work has
                 return self._after_input(code)
-            if not first and not state.options.replay_user_messages:
-                prompt = state.channel.fold(prompt, joinable)
-            first = False
             self.after = None  # the caller's turn comes first: the TUI queues the rest
             state.later_stops = []
-            text = prompt.text or ""
-            turn = Turn(text, self.delivery, prompt.arrived, len(state.transcript.records))
+            turn = Turn(prompt.text, self.delivery, prompt.arrived, len(state.transcript.records))
             turn.images = prompt.images
             if state.options.replay_user_messages:
                 turn.replay = prompt.message

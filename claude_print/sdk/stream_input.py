@@ -137,6 +137,10 @@ class ControlChannel:
         self._next_id = 0
         self._waiting: Dict[str, Answer] = {}  # our requests' ids -> what to do with the answer
         self.interrupts: List[str] = []  # request ids of `interrupt`s not yet acted on
+        # Which messages that came during a turn join into one (turns/batching.py); None:
+        # a turn each (--replay-user-messages, whose folding was not measured).
+        self.joinable: Optional[Callable[[Prompt], bool]] = None
+        self.given = 0  # prompts handed out
 
     # --- reading -----------------------------------------------------------------
 
@@ -186,7 +190,11 @@ class ControlChannel:
     def next_prompt(self, now: float) -> Optional[Prompt]:
         """Between turns: the next `user` message, the end of stdin, or None to wait."""
         if self.prompts:
-            return self.prompts.popleft()
+            prompt = self.prompts.popleft()
+            if self.given and self.joinable is not None:
+                prompt = self.fold(prompt, self.joinable)
+            self.given += 1
+            return prompt
         if not self.reading:
             return Prompt(None, now)
         return None

@@ -569,18 +569,28 @@ def test_messages_that_came_together_fold_into_one_prompt_where_joinable(
     line breaks (measured); a message that may not join keeps its own turn, and so does
     each after it (they stay in order)."""
     c = Channel(capsys)
-    for text in ("two", "three", "four", "/cost", "five"):
+    for text in ("one", "two", "three", "/cost", "four"):
         c.send(user(text))
     c.take_all()
-    first = c.channel.next_prompt(0.0)
-    assert first is not None
 
     def plain(prompt: stream_input.Prompt) -> bool:
         return prompt.text is not None and not prompt.text.startswith("/")
 
-    folded = c.channel.fold(first, plain)
-    assert folded.text == "two\nthree\nfour"
-    second = c.channel.next_prompt(0.0)
-    assert second is not None and c.channel.fold(second, plain).text == "/cost"
-    third = c.channel.next_prompt(0.0)
-    assert third is not None and c.channel.fold(third, plain).text == "five"
+    c.channel.joinable = plain
+    texts = []
+    for _ in range(4):
+        prompt = c.channel.next_prompt(0.0)
+        assert prompt is not None
+        texts.append(prompt.text)
+    # The session's first message goes alone, as claude -p takes it at once.
+    assert texts == ["one", "two\nthree", "/cost", "four"]
+
+
+def test_without_a_rule_each_message_is_a_turn(capsys: pytest.CaptureFixture[str]) -> None:
+    """--replay-user-messages: no rule is given, every message keeps its turn."""
+    c = Channel(capsys)
+    for text in ("one", "two", "three"):
+        c.send(user(text))
+    c.take_all()
+    texts = [getattr(c.channel.next_prompt(0.0), "text", None) for _ in range(3)]
+    assert texts == ["one", "two", "three"]

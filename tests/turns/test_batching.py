@@ -1,13 +1,12 @@
-"""run/runner.py's plain functions (the Session itself is driven by test_phases.py and
-the e2e tests)."""
+"""Which messages that came during a turn join into one (turns/batching.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from claude_print.run.runner import joinable
 from claude_print.sdk.stream_input import Prompt
 from claude_print.tui.images import Image
+from claude_print.turns.batching import joinable
 
 
 @pytest.mark.parametrize(
