@@ -220,8 +220,9 @@ def print_error_text(text: str) -> str:
     """An API error's text as `claude -p` words it (contract.PRINT_ERROR_WORDING): the
     TUI writes the interactive wording of a few."""
     for pattern, replacement in contract.PRINT_ERROR_WORDING:
-        if re.fullmatch(pattern, text, re.DOTALL):
-            return re.sub(pattern, replacement, text, flags=re.DOTALL)
+        match = re.fullmatch(pattern, text, re.DOTALL)
+        if match:
+            return match.expand(replacement)
     return text
 
 
