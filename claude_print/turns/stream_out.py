@@ -177,6 +177,12 @@ class StreamOut:
             if over and event.get("type") in ("assistant", "user"):
                 self.early.append(event)  # the next turn's, before it is ours
                 continue
+            if self.held and hold and self._awaits_shape():
+                # After a held message: a task event or a subagent's message about its
+                # call keeps its place (a task_started went out before system/init and
+                # its call, on 2.1.332 under load).
+                self.held.append(event)
+                continue
             if event.get("subtype") in (hook_events.STARTED, hook_events.RESPONSE, *TASK_EVENTS):
                 self.emitter.event(event)  # claude -p reports these before system/init
                 continue

@@ -311,3 +311,27 @@ def renamed(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
         text = text.replace(old, old + "-2")
     renamed: List[Dict[str, Any]] = json.loads(text)
     return renamed
+
+
+def test_a_task_event_waits_with_the_call_it_is_about() -> None:
+    """A background call's `task_started` goes out just before its tool result, after
+    the call. When the call's record came before the request's shape record (seen in a
+    fresh-clone CI on 2.1.332, the SDK's subagent case), the call is held for the tools,
+    and its task event must wait with it. It went first, ahead of system/init."""
+    records = [json.loads(line) for line in (DATA / "background" / "shell-2.1.332.jsonl").open()]
+    records = [r for r in records if r.get("type") != "progress"]
+    shape = next(i for i, r in enumerate(records) if r.get("type") == "api-request-shape")
+    result = next(i for i, r in enumerate(records) if "toolUseResult" in r)
+    late = [r for i, r in enumerate(records) if i != shape]
+    late.insert(result, records[shape])  # the shape read after the call's result
+    out, emitter, feed, _ = rig("2.1.332", late)
+    out.init_at_submission()
+    for record in late:
+        feed.records.append(record)
+        out.feed(record)
+    assert kinds(emitter.events)[:4] == [
+        "system/init",
+        "assistant/tool_use",
+        "system/task_started",
+        "user/tool_result",
+    ]
