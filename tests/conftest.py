@@ -100,6 +100,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     items[:] = keep
 
 
+# --- where CI's CPU goes ------------------------------------------------------------------
+
+
+def _cpu_seconds() -> float:
+    """This worker's CPU and that of the children it waited for (each waited for its own:
+    a claude-print run's TUI is in it), user and system."""
+    import resource
+
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
+    """CLAUDE_PRINT_TEST_CPU_LOG=FILE: a line per test, its CPU-seconds (setup to teardown)
+    and its wall seconds. The suite is CPU-bound on 2 cores, so this, not the wall time
+    (`--durations`, inflated by the other workers), says what a test costs CI."""
+    log = os.environ.get("CLAUDE_PRINT_TEST_CPU_LOG")
+    cpu, wall = _cpu_seconds(), time.monotonic()
+    yield
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write(f"{_cpu_seconds() - cpu:.2f} {time.monotonic() - wall:.2f} {item.nodeid}\n")
+
+
 # --- no process of the test session may outlive it -------------------------------------
 
 LEFTOVER_GRACE = 10.0  # a process killed at the end of the last test may take a moment

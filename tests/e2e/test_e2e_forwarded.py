@@ -539,8 +539,12 @@ def test_file_downloads_like_claude_p(real_claude: str, sandbox: Sandbox) -> Non
         uploads = [folder / "uploads" for folder in folders]
         return {str(p.relative_to(u)): p.read_bytes() for u in uploads for p in u.rglob("*.txt")}
 
+    # claude -p first, both times: a run's key holds the sandbox's files, and claude-print's
+    # session (a random id) would give each CI run a new key, never replayed.
+    no_token = ["--output-format", "json", "--file", "file_b:b.txt", "--", "no token"]
+    theirs_refused = run_claude_p(sandbox, real_claude, no_token)
     found = []
-    for who in ("ours", "theirs"):
+    for who in ("theirs", "ours"):
         before = set(sandbox.project.iterdir())
         args = ["--output-format", "json", *specs, "--", f"{who} files"]
         proc = run_as(who, sandbox, real_claude, args, token)
@@ -558,14 +562,12 @@ def test_file_downloads_like_claude_p(real_claude: str, sandbox: Sandbox) -> Non
         assert len(made) == 1, (who, made, proc.stderr.decode()[-2000:])
         [folder] = made
         found.append((uploaded(made), folder.name == json.loads(proc.stdout)["session_id"]))
-    assert found[0] == (contents, True)
+    assert found[1] == (contents, True)
     # claude -p 2.1.197 with stdin from /dev/null names the folder after another id.
-    assert found[1][0] == contents
-    args = ["--output-format", "json", "--file", "file_b:b.txt", "--", "no token"]
-    ours = run_claude_print(sandbox, args, binary=real_claude)
-    theirs = run_claude_p(sandbox, real_claude, args)
-    assert_exit(ours, 1)
-    assert_exit(theirs, 1)
-    for proc in (ours, theirs):
+    assert found[0][0] == contents
+    ours_refused = run_claude_print(sandbox, no_token, binary=real_claude)
+    assert_exit(ours_refused, 1)
+    assert_exit(theirs_refused, 1)
+    for proc in (ours_refused, theirs_refused):
         assert file_downloads.NO_TOKEN.encode() in proc.stderr, proc.stderr
     assert_clean(sandbox)

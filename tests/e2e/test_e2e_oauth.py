@@ -70,7 +70,6 @@ def assert_same_result_shape(ours: Dict[str, Any], theirs: Dict[str, Any]) -> No
     assert_same_shape(numbers(ours), numbers(theirs))
 
 
-@pytest.mark.matrix
 def test_oauth_one_line_json_matches_claude_p(
     real_claude: str, oauth_sandbox: Sandbox, fake_api: FakeApiServer
 ) -> None:
@@ -106,7 +105,6 @@ def test_oauth_one_line_json_matches_claude_p(
     assert_text_like_claude_p(oauth_sandbox, real_claude, [prompt])
 
 
-@pytest.mark.matrix
 def test_oauth_tool_use_is_denied_and_reported(real_claude: str, oauth_sandbox: Sandbox) -> None:
     _, theirs = check_tool_denied_like_claude_p(oauth_sandbox, real_claude)
     assert theirs["permission_denials"] != []
@@ -150,7 +148,6 @@ def test_usage_limit_exits_1_like_claude_p(
     assert_text_like_claude_p(oauth_sandbox, real_claude, [LIMIT_PROMPT])
 
 
-@pytest.mark.matrix
 def test_usage_limit_json_shape_matches_claude_p(real_claude: str, oauth_sandbox: Sandbox) -> None:
     args = ["--output-format", "json", LIMIT_PROMPT]
     ours = run_claude_print(oauth_sandbox, args, binary=real_claude)

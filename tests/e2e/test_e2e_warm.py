@@ -107,8 +107,6 @@ SAMPLE = ("nothing", "CLAUDE.md", "a settings file", "git status")
             change,
             marks=[pytest.mark.matrix, pytest.mark.between]
             if change == "nothing"
-            else [pytest.mark.matrix]
-            if change == "CLAUDE.md"
             else []
             if change in SAMPLE
             else [pytest.mark.newest_only],
@@ -214,12 +212,16 @@ WAYS_IN = {
 }
 
 
-@pytest.mark.matrix
 @pytest.mark.parametrize(
     "way",
     [
         pytest.param(
-            way, marks=[] if way in ("one short line", "two lines") else [pytest.mark.newest_only]
+            way,
+            marks=[pytest.mark.matrix]
+            if way == "one short line"
+            else []
+            if way == "two lines"
+            else [pytest.mark.newest_only],
         )
         for way in WAYS_IN
     ],

@@ -22,7 +22,7 @@ from fake_api import FakeApiServer
 from harness import RUN_TIMEOUT, Sandbox, run_claude_print, run_dir
 from warm_helpers import sockets, stop_keepers, wait_until, warm_env
 
-pytestmark = [pytest.mark.e2e, pytest.mark.matrix]
+pytestmark = pytest.mark.e2e
 
 
 def slot_locks(sandbox: Sandbox) -> List[Path]:
@@ -87,7 +87,9 @@ def ack(prompt: str) -> str:
     return f"ACK {len(prompt)} {hashlib.sha256(prompt.encode()).hexdigest()[:12]}"
 
 
-@pytest.mark.parametrize("size", [pytest.param(1, marks=pytest.mark.between), 3])
+@pytest.mark.parametrize(
+    "size", [pytest.param(1, marks=[pytest.mark.matrix, pytest.mark.between]), 3]
+)
 def test_runs_that_start_together_each_find_a_warm_tui(
     sandbox: Sandbox, fake_api: FakeApiServer, real_claude: str, size: int
 ) -> None:
