@@ -120,11 +120,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: Any) -> Iterator[None]:
     and its wall seconds. The suite is CPU-bound on 2 cores, so this, not the wall time
     (`--durations`, inflated by the other workers), says what a test costs CI."""
     log = os.environ.get("CLAUDE_PRINT_TEST_CPU_LOG")
+    if not log:
+        yield
+        return
     cpu, wall = _cpu_seconds(), time.monotonic()
     yield
-    if log:
-        with open(log, "a", encoding="utf-8") as out:
-            out.write(f"{_cpu_seconds() - cpu:.2f} {time.monotonic() - wall:.2f} {item.nodeid}\n")
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(f"{_cpu_seconds() - cpu:.2f} {time.monotonic() - wall:.2f} {item.nodeid}\n")
 
 
 # --- no process of the test session may outlive it -------------------------------------

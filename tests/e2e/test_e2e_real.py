@@ -364,7 +364,6 @@ def test_long_answer_matches_claude_p(real_claude: str, sandbox: Sandbox) -> Non
 def test_a_bang_prompt_never_runs_a_shell_command(real_claude: str, sandbox: Sandbox) -> None:
     # As the TUI's argument or loaded with Ctrl+G (stdin), "!..." is a plain prompt, as
     # in claude -p; pasted, it would be a shell command, so --prompt-via paste refuses it.
-    # The marker in the sandbox's TMPDIR: the same prompt each run, so claude -p replays.
     marker = sandbox.tmp / "bang-ran"
     prompt = f"!touch {marker}"
     theirs = run_claude_p(sandbox, real_claude, [prompt])
