@@ -46,14 +46,41 @@ def test_paths_become_placeholders_and_come_back_in_another_sandbox(tmp_path: Pa
     assert str(tmp_path) not in hidden and "1234" not in hidden
     dashed_two = "-" + str(two.project).strip("/").replace("/", "-").replace("_", "-")
     expected = f"cwd {two.project}/x, home {two.home}, api {two.api_url}, dir {dashed_two}, $HOME"
-    assert two.show(hidden, "2000-01-01") == expected
+    assert two.show(hidden, recorded.Made("2000-01-01")) == expected
 
 
 def test_the_day_of_the_recording_becomes_today(tmp_path: Path) -> None:
-    places = sandbox(tmp_path)
+    places, made = sandbox(tmp_path), recorded.Made("2001-02-03")
     today = datetime.date.today().isoformat()
-    assert places.show("Today's date is 2001-02-03.", "2001-02-03") == f"Today's date is {today}."
-    assert places.show("on 2001-02-03", "2001-02-03") == "on 2001-02-03"  # only that line
+    assert places.show("Today's date is 2001-02-03.", made) == f"Today's date is {today}."
+    assert places.show("on 2001-02-03", made) == "on 2001-02-03"  # only that line
+
+
+def test_the_kernel_of_the_recording_becomes_this_machine_s(tmp_path: Path) -> None:
+    """A recording made on another kernel release replays with this one's: the system
+    prompt names it (a CI machine's kernel changed, 2026-11-28: 6.18.44-fc-v782 to -v657)."""
+    places, made = sandbox(tmp_path), recorded.Made("2001-02-03", "0.0.1-elsewhere")
+    here = f"{os.uname().sysname} {os.uname().release}"
+    line = f" - OS Version: {os.uname().sysname} 0.0.1-elsewhere\n"
+    assert places.show(line, made) == f" - OS Version: {here}\n"
+    assert places.show("uname: 0.0.1-elsewhere", made) == "uname: 0.0.1-elsewhere"
+    assert places.show(line, recorded.Made("2001-02-03")) == line  # none kept: as it was
+
+
+def test_a_recording_made_on_another_kernel_replays_with_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    places, system = sandbox(tmp_path), os.uname().sysname
+    said = f"OS Version: {system} 0.0.1-elsewhere"
+    request = {"body": {"system": said}}
+    with monkeypatch.context() as there:
+        there.setattr(recorded, "os_release", lambda: "0.0.1-elsewhere")
+        recorded.save(RELEASE, "k", places, Recording(0, said.encode(), b"", [request], {}, None))
+    replayed = recorded.load(RELEASE, "k", places)
+    assert replayed is not None
+    here = f"OS Version: {system} {os.uname().release}"
+    assert replayed.stdout == here.encode()
+    assert replayed.requests == [{"body": {"system": here}}]
 
 
 def test_the_same_run_in_another_sandbox_has_the_same_key(tmp_path: Path) -> None:
@@ -192,7 +219,10 @@ def test_a_made_up_id_of_the_run_is_the_new_one_on_replay(tmp_path: Path) -> Non
     assert recorded.key(RELEASE, one, ["--session-id", old], None, {}) == recorded.key(
         RELEASE, two, ["--session-id", new], None, {}
     )
-    assert two.show(one.hide(f'{{"session_id": "{old}"}}'), "") == f'{{"session_id": "{new}"}}'
+    assert (
+        two.show(one.hide(f'{{"session_id": "{old}"}}'), recorded.Made(""))
+        == f'{{"session_id": "{new}"}}'
+    )
 
 
 def test_what_an_earlier_run_left_is_keyed_by_its_names_only(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ Modes (`CLAUDE_PRINT_TEST_CLAUDE_P`):
 
 A recording stores paths as placeholders (the sandbox's HOME, work dir and TMPDIR, also
 in the dash-encoded form of Claude Code's project folders, and the fake API's URL) and
-the day it was made (`Today's date is ...` becomes today's on replay). Large JSON values
+the day and the kernel it was made on (`Today's date is ...` and `OS Version: Linux ...`
+become today's and this machine's on replay). Large JSON values
 (the tool list, a system prompt) are stored once per release in `blobs/`.
 """
 
@@ -109,15 +110,39 @@ class Places:
             text = text.replace(real, mark)
         return text
 
-    def show(self, text: str, day: str) -> str:
+    def show(self, text: str, made: Made) -> str:
         # Placeholders back, longest first (ENC_HOME before HOME).
         for real, mark in sorted(self.pairs(), key=lambda pair: -len(pair[1])):
             text = text.replace(mark, real)
-        return text.replace(f"Today's date is {day}", f"Today's date is {today()}")
+        return made.now(text)
+
+
+@dataclass(frozen=True)
+class Made:
+    """When and on what kernel a recording was made: what of the machine a run's system
+    prompt names (`Today's date is ...`, `OS Version: Linux <release>`), which a replay
+    on another day or machine must name as a live run there would."""
+
+    day: str
+    os_release: str = ""  # empty: a recording of before it was kept, or another OS
+
+    def now(self, text: str) -> str:
+        text = text.replace(f"Today's date is {self.day}", f"Today's date is {today()}")
+        if self.os_release:
+            was, now = (
+                f"OS Version: {os.uname().sysname} {r}" for r in (self.os_release, os_release())
+            )
+            text = text.replace(was, now)
+        return text
 
 
 def today() -> str:
     return datetime.date.today().isoformat()
+
+
+def os_release() -> str:
+    """The kernel release, as Claude Code puts it in the system prompt (Node's os.release())."""
+    return os.uname().release
 
 
 # What Claude Code keeps for itself between runs, under HOME and TMPDIR: a session's
@@ -313,10 +338,10 @@ def _bytes_out(data: bytes, places: Places) -> Dict[str, str]:
     return {"text": places.hide(text)}
 
 
-def _bytes_in(stored: Dict[str, str], places: Places, day: str) -> bytes:
+def _bytes_in(stored: Dict[str, str], places: Places, made: Made) -> bytes:
     if "base64" in stored:
         return base64.b64decode(stored["base64"])
-    return places.show(stored["text"], day).encode()
+    return places.show(stored["text"], made).encode()
 
 
 def _file_out(entry: Optional[Tuple[int, bytes]], places: Places) -> Optional[Dict[str, Any]]:
@@ -324,9 +349,9 @@ def _file_out(entry: Optional[Tuple[int, bytes]], places: Places) -> Optional[Di
 
 
 def _file_in(
-    stored: Optional[Dict[str, Any]], places: Places, day: str
+    stored: Optional[Dict[str, Any]], places: Places, made: Made
 ) -> Optional[Tuple[int, bytes]]:
-    return None if stored is None else (int(stored["mode"]), _bytes_in(stored, places, day))
+    return None if stored is None else (int(stored["mode"]), _bytes_in(stored, places, made))
 
 
 def _strings(value: Any, change: Any) -> Any:
@@ -363,6 +388,7 @@ def save(release: str, run_key: str, places: Places, recording: Recording) -> No
         "format": FORMAT,
         "release": release,
         "day": today(),
+        "os_release": os_release(),
         "returncode": recording.returncode,
         "stdout": _bytes_out(recording.stdout, places),
         "stderr": _bytes_out(recording.stderr, places),
@@ -395,13 +421,13 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
     stored = _unpack(json.loads(target.read_text(encoding="utf-8")), target.parent / "blobs")
     if stored.get("format") != FORMAT:
         return None
-    day = str(stored["day"])
+    made = Made(str(stored["day"]), str(stored.get("os_release", "")))
 
     def show(text: str) -> str:
-        return places.show(text, day)
+        return places.show(text, made)
 
     requests = _strings(stored["requests"], show)
-    out, err = _bytes_in(stored["stdout"], places, day), _bytes_in(stored["stderr"], places, day)
+    out, err = _bytes_in(stored["stdout"], places, made), _bytes_in(stored["stderr"], places, made)
     # The fake API's answer to a prompt that names a path of the sandbox: this sandbox's.
     for old, new in zip(stored.get("answers") or [], _answers(requests)):
         if old is not None and new is not None and old != new:
@@ -415,7 +441,7 @@ def load(release: str, run_key: str, places: Places) -> Optional[Recording]:
         made={
             show(path): None
             if entry is None
-            else (int(entry["mode"]), _bytes_in(entry, places, day))
+            else (int(entry["mode"]), _bytes_in(entry, places, made))
             for path, entry in stored["made"].items()
         },
         snapshots=None
