@@ -35,7 +35,7 @@ from claude_print.run.run_plan import plan_run
 from claude_print.run.run_state import RunState
 from claude_print.tui import release
 from claude_print.tui.boot import READY, Boot, StartupScreens
-from claude_print.tui.delivery import DELIVERED, Delivery, paste_refusal
+from claude_print.tui.delivery import DELIVERED, Delivery
 from claude_print.tui.keys import Keyboard
 from claude_print.tui.mode_switch import DONE, ModeSwitch
 from claude_print.tui.pty_session import PtyChild
@@ -256,25 +256,22 @@ class Session:
         it names a command the TUI would run otherwise than `claude -p`), or one that
         `claude -p` answers without a model turn (`slash.decide`). None: it goes in."""
         state = self.state
-        from claude_print.turns import slash
+        from claude_print.turns import prompt_gate, slash
 
-        paste = paste_refusal(turn.prompt) if turn.delivery == "paste" else None
-        if not state.facts.version and slash.names_a_command(turn.prompt):
-            # The rules are per release: ask the binary (a process start, only here).
-            version = release.claude_version(state.options.claude_binary)
-            state.facts = contract.facts_for(version)
-            state.emitter.release = version
-        forwarded = state.options.forwarded
-        decision = slash.decide(
-            turn.prompt, state.facts.version, os.getcwd(), dict(os.environ), forwarded
+        options = state.options
+        gate = prompt_gate.judge(
+            turn.prompt, turn.delivery, error, state.facts, options.claude_binary, options.forwarded
         )
+        if gate.facts is not state.facts:  # learned from the binary
+            state.facts = gate.facts
+            state.emitter.release = gate.facts.version
+        decision = gate.decision
         if decision.kind == slash.REFUSE:
             state.trace(f"/{decision.command}: refused by the slash-command rules")
-        refusal = error or paste or (decision.text if decision.kind == slash.REFUSE else "")
-        if refusal:
+        if gate.refusal:
             if not state.multi_turn:
-                raise ClaudePrintError(refusal)
-            return self._refuse_turn(turn, refusal)
+                raise ClaudePrintError(gate.refusal)
+            return self._refuse_turn(turn, gate.refusal)
         if decision.kind != slash.ANSWER:
             return None
         state.turn = turn
