@@ -75,6 +75,9 @@ class Sandbox:
             DISABLE_AUTOUPDATER="1",
             PYTHONPATH=str(ROOT),
             XDG_CONFIG_HOME=str(self.home / ".config"),
+            # The system prompt names the shell (`Shell: bash`): the same on every machine,
+            # as recorded (recorded_claude_p.py; the kernel's release is put right there).
+            SHELL="/bin/bash",
         )
         if self.oauth:
             env = subscription_env(env)
