@@ -25,10 +25,10 @@ Fields the TUI does not tell us, filled in best effort with the right type:
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any, Dict, List, Optional
 
 from claude_print import contract
+from claude_print.ids import random_uuid
 from claude_print.jsjson import js_number as js_number
 from claude_print.jsjson import to_js_json as to_js_json
 from claude_print.records import pricing
@@ -156,7 +156,7 @@ def result_object(
             # "api_error"): conform() takes it from the release's shape.
             **({} if is_error else {"terminal_reason": "completed"}),
             "fast_mode_state": fast_mode_state,
-            "uuid": str(uuid.uuid4()),
+            "uuid": random_uuid(),
             "claude_version": claude_version,
         }
     )
@@ -204,7 +204,7 @@ def error_object(
     if reason is not None:
         obj["terminal_reason"] = reason
     obj["fast_mode_state"] = fast_mode_state
-    obj["uuid"] = str(uuid.uuid4())
+    obj["uuid"] = random_uuid()
     obj["errors"] = errors if errors is not None else [message]
     obj["claude_version"] = claude_version
     return obj

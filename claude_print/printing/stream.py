@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import heapq
 import re
-import uuid as uuidlib
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from claude_print import contract
+from claude_print.ids import random_uuid
 from claude_print.printing.output import api_error_type
 from claude_print.records.transcript import (
     Record,
@@ -84,7 +84,7 @@ def init_event(
         "plugins": list(plugins or []),
         "analytics_disabled": analytics_disabled,
         "product_feedback_disabled": product_feedback_disabled,
-        "uuid": str(uuidlib.uuid4()),
+        "uuid": random_uuid(),
     }
     if memory_paths is not None:
         event["memory_paths"] = dict(memory_paths)

@@ -7,7 +7,6 @@ them this relies on are in its docstring. Costs are priced by `pricing`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from claude_print.records import pricing
@@ -108,35 +107,45 @@ def _add_model_usage(entry: Dict[str, Any], usage: Dict[str, Any], cost: float) 
     entry["costUSD"] += cost
 
 
-@dataclass
 class TurnSummary:
-    """What one turn amounts to, in `claude -p` terms."""
+    """What one turn amounts to, in `claude -p` terms.
 
-    result_text: str = ""
-    is_api_error: bool = False
-    api_error_status: Optional[int] = None
-    api_error: Optional[str] = None  # e.g. "usage_limit_reached" (2.1.300 on)
-    error: Optional[str] = None  # the assistant record's `error` ("unknown", ...)
-    stop_reason: Optional[str] = None
-    num_turns: int = 0
-    usage: Dict[str, Any] = field(default_factory=zero_usage)
-    model_usage: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # by response model
-    total_cost_usd: float = 0.0
-    models: List[str] = field(default_factory=list)
-    complete: bool = False  # a final answer or an API error is in
-    turn_closed: bool = False  # a `turn_duration` record follows the last answer
-    tool_uses: List[Dict[str, Any]] = field(default_factory=list)  # {id, name, input}
-    tool_results: List[Dict[str, Any]] = field(default_factory=list)  # {tool_use_id, is_error}
-    permission_denials: List[Dict[str, Any]] = field(default_factory=list)  # `claude -p` shape
-    prompt_uuid: Optional[str] = None
-    prompt_id: Optional[str] = None  # equals the hooks' prompt_id
-    # A turn the TUI started for a background task's notification: its prompt's origin
-    # (`{"kind": "task-notification", ...}`), which `claude -p` puts in its result.
-    origin: Optional[Dict[str, Any]] = None
-    prompt_at_ms: Optional[int] = None
-    first_answer_at_ms: Optional[int] = None
-    last_record_at_ms: Optional[int] = None
-    api_duration_ms: int = 0  # best effort: sum over calls of (last block - request parent)
+    A plain class, not a dataclass: `dataclasses` imports `inspect` (with `ast`, `dis`
+    and `tokenize`), about 10 ms of CPU in every run for this one class."""
+
+    def __init__(self, result_text: str = "", num_turns: int = 0) -> None:
+        self.result_text = result_text
+        self.is_api_error = False
+        self.api_error_status: Optional[int] = None
+        self.api_error: Optional[str] = None  # e.g. "usage_limit_reached" (2.1.300 on)
+        self.error: Optional[str] = None  # the assistant record's `error` ("unknown", ...)
+        self.stop_reason: Optional[str] = None
+        self.num_turns = num_turns
+        self.usage: Dict[str, Any] = zero_usage()
+        self.model_usage: Dict[str, Dict[str, Any]] = {}  # by response model
+        self.total_cost_usd = 0.0
+        self.models: List[str] = []
+        self.complete = False  # a final answer or an API error is in
+        self.turn_closed = False  # a `turn_duration` record follows the last answer
+        self.tool_uses: List[Dict[str, Any]] = []  # {id, name, input}
+        self.tool_results: List[Dict[str, Any]] = []  # {tool_use_id, is_error}
+        self.permission_denials: List[Dict[str, Any]] = []  # `claude -p` shape
+        self.prompt_uuid: Optional[str] = None
+        self.prompt_id: Optional[str] = None  # equals the hooks' prompt_id
+        # A turn the TUI started for a background task's notification: its prompt's
+        # origin (`{"kind": "task-notification", ...}`), which `claude -p` puts in its result.
+        self.origin: Optional[Dict[str, Any]] = None
+        self.prompt_at_ms: Optional[int] = None
+        self.first_answer_at_ms: Optional[int] = None
+        self.last_record_at_ms: Optional[int] = None
+        self.api_duration_ms = 0  # best effort: sum over calls of (last block - request parent)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TurnSummary) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"TurnSummary({fields})"
 
 
 def _last_text(record: Record) -> str:

@@ -201,8 +201,8 @@ class Session:
         guess = state.transcript.guessed_path()
         if guess is not None:
             self.routes.open_transcript(guess)
-        # While the TUI boots: what the turn's end needs (~15 ms, `dataclasses` mostly),
-        # imported on its critical path otherwise.
+        # While the TUI boots: what the turn's end needs (a few ms), imported on its
+        # critical path otherwise.
         from claude_print.records import summary  # noqa: F401
         from claude_print.turns import tui_cost  # noqa: F401
 

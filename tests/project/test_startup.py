@@ -42,3 +42,34 @@ def test_the_modules_a_spawn_needs_import_nothing_late() -> None:
         [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True
     )
     assert proc.stdout.split() == []
+
+
+# Never imported by a run at all (their CPU, not only their wait, is a cost: the TUI
+# keeps a core busy, and a fleet runs on few): a run's own ids come from os.urandom
+# (`ids.random_uuid`), and no module of a run is a dataclass.
+NEVER = ("dataclasses", "inspect", "uuid", "platform")
+
+
+def test_a_whole_run_imports_no_module_it_can_do_without() -> None:
+    modules = [
+        "claude_print.command.cli",
+        "claude_print.run.entry",
+        "claude_print.run.runner",
+        "claude_print.records.summary",
+        "claude_print.turns.tui_cost",
+        "claude_print.printing.output",
+        "claude_print.printing.stream",
+        "claude_print.printing.emit",
+        "claude_print.turns.slash",
+        "claude_print.turns.prompt_gate",
+    ]
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        + "".join(f"import {name}\n" for name in modules)
+        + f"print(' '.join(sorted(set({NEVER!r}) & set(sys.modules))))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.split() == []
