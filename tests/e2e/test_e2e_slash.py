@@ -22,7 +22,7 @@ import pytest
 import slash_fuzz
 from checks import assert_exit
 from fake_api import FakeApiServer
-from harness import Sandbox, run_claude_p, run_claude_print
+from harness import Sandbox, remove_run_dir, run_claude_p, run_claude_print
 from slash_space import side_effects, snapshot
 from warm_helpers import stop_keepers, warm_env, warm_up_until_ready, was_warm
 
@@ -273,6 +273,7 @@ def test_a_warm_run_refuses_it_and_leaves_the_waiting_tui_unused(
         assert json.loads(after.stdout)["result"] == "The answer is 4."
     finally:
         stop_keepers(box)
+        remove_run_dir(box)  # made by warm_env; this sandbox is not the fixture's
 
 
 def user_message(text: str) -> str:
