@@ -965,7 +965,8 @@ class Bench:
         warm_up = [*self.claude_print, *extra, "--warm-up"]
         subprocess.run(warm_up, cwd=self.project, env=env, check=True)
         walls: Dict[str, List[float]] = {"p": [], "warm": [], "settled": [], "cold": []}
-        adopted: Dict[str, int] = {"warm": 0, "settled": 0}
+        warm_kinds = ("warm", "settled")  # the contenders that run with --warm
+        adopted: Dict[str, int] = {which: 0 for which in warm_kinds}
         bad: List[str] = []
         # warm runs: start -> the fake API has the turn
         requests: Dict[str, List[Optional[float]]] = {"warm": [], "settled": []}
@@ -981,10 +982,10 @@ class Bench:
                         m, prompt = self.claude_p_run(extra)
                     else:
                         prompt = self.prompt(which)
-                        flags = ["--warm", "--trace"] if which in adopted else []
+                        flags = ["--warm", "--trace"] if which in warm_kinds else []
                         argv = [*self.claude_print, *flags, prompt, *extra]
                         m = run_measured(argv, str(self.project), env)
-                        if which in adopted:
+                        if which in warm_kinds:
                             adopted[which] += b"runs the prompt" in m.stderr
                             requests[which].append(self._since(m, prompt))
                     walls[which].append(m.wall)
@@ -1002,7 +1003,7 @@ class Bench:
                     "request_ms": summary(requests[which]),
                     "adopted": adopted[which],
                 }
-                for which in adopted
+                for which in warm_kinds
             },
             "cold": {"wall_ms": summary(walls["cold"])},
             "warm_ratio_median": round(percentile(walls["warm"], 0.5) / p_med, 2),

@@ -140,8 +140,10 @@ class Made:
     def now(self, text: str) -> str:
         text = text.replace(f"Today's date is {self.day}", f"Today's date is {today()}")
         if self.os_release:
+            system = os.uname().sysname
             was, now = (
-                f"OS Version: {os.uname().sysname} {r}" for r in (self.os_release, os_release())
+                f"OS Version: {system} {self.os_release}",
+                f"OS Version: {system} {os_release()}",
             )
             text = text.replace(was, now)
         return text
@@ -353,16 +355,6 @@ def _bytes_in(stored: Dict[str, str], places: Places, made: Made) -> bytes:
     if "base64" in stored:
         return base64.b64decode(stored["base64"])
     return places.show(stored["text"], made).encode()
-
-
-def _file_out(entry: Optional[Tuple[int, bytes]], places: Places) -> Optional[Dict[str, Any]]:
-    return None if entry is None else {"mode": entry[0], **_bytes_out(entry[1], places)}
-
-
-def _file_in(
-    stored: Optional[Dict[str, Any]], places: Places, made: Made
-) -> Optional[Tuple[int, bytes]]:
-    return None if stored is None else (int(stored["mode"]), _bytes_in(stored, places, made))
 
 
 def _strings(value: Any, change: Any) -> Any:
